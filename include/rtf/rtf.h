@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * librtf: the client API of rtf (ReTiF paper, Tables 2 and 3, Listing 1).
+ *
+ * A process connects once to rtfd, declares task specifications (period,
+ * runtime, desired runtime, deadline, priority, plugin), and attaches its
+ * threads to the accepted ones.  All times at this API are microseconds.
+ *
+ * Results: RTF_OK (0) on success; the positive outcomes RTF_SCHEDULE_FAIL,
+ * RTF_ACL_FAIL and RTF_CONNECTION_ERR, which a caller is expected to handle;
+ * otherwise a negative errno value (see rtf_strerror()):
+ *   -EINVAL   a parameter is out of range or a spec is not in the right state
+ *   -ENOTCONN rtf_connect() has not been called
+ *   -ESRCH    the thread to attach does not exist
+ *   -EPERM    the thread to attach does not belong to the caller
+ *   -EBUSY    the spec already has a thread attached
+ *   -ENOENT   the daemon does not know the spec (already released)
+ *   -EUSERS   a per-user limit of the daemon was hit
+ *   -EPROTO   the daemon answered something this library does not understand
+ *
+ * The library is thread-safe: one connection per process, requests are
+ * serialised on it.  It never aborts and never prints.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RTF_PUBLIC __attribute__((visibility("default")))
+
+/* Outcomes a caller must handle; negative values are errno codes. */
+enum rtf_result {
+        RTF_OK = 0,
+        RTF_SCHEDULE_FAIL = 1,  /* no plugin could admit the request */
+        RTF_ACL_FAIL = 2,       /* the administrator's policy refuses it */
+        RTF_CONNECTION_ERR = 3, /* the daemon cannot be reached or went away */
+};
+typedef int rtf_result_t;
+/* The paper's text spells it both ways. */
+#define RTF_SCHEDULER_FAIL RTF_SCHEDULE_FAIL
+
+#define RTF_PLUGIN_NAME_MAX 32  /* including the terminating NUL */
+#define RTF_DEFAULT_SOCKET "/run/rtf/rtfd.sock"
+
+/* Which fields of struct rtf_params were set. */
+enum {
+        RTF_PARAM_HAS_PERIOD = 1u << 0,
+        RTF_PARAM_HAS_RUNTIME = 1u << 1,
+        RTF_PARAM_HAS_DES_RUNTIME = 1u << 2,
+        RTF_PARAM_HAS_DEADLINE = 1u << 3,
+        RTF_PARAM_HAS_PRIORITY = 1u << 4,
+        RTF_PARAM_HAS_SCHEDULER = 1u << 5,
+        RTF_PARAM_IGNORE_ADMISSION = 1u << 6,
+};
+
+/*
+ * The parameters of a request.  Fill it with the setters below; the fields
+ * are public only so that it can live on the stack (RTF_PARAMS_INIT).
+ */
+struct rtf_params {
+        uint32_t size;          /* sizeof(struct rtf_params), for ABI growth */
+        uint32_t flags;         /* RTF_PARAM_* */
+        uint64_t period_us;
+        uint64_t runtime_us;
+        uint64_t des_runtime_us;
+        uint64_t deadline_us;
+        uint32_t priority;
+        uint32_t reserved0;
+        char scheduler[RTF_PLUGIN_NAME_MAX];
+        uint64_t reserved[4];
+};
+
+#define RTF_PARAMS_INIT { .size = sizeof(struct rtf_params) }
+#define RTF_PARAM_INIT RTF_PARAMS_INIT
+
+/* A task specification: a reservation held by rtfd on behalf of this process. */
+struct rtf_spec {
+        uint32_t size;                  /* sizeof(struct rtf_spec) */
+        uint32_t state;                 /* library-private */
+        uint64_t id;                    /* the daemon's reservation id, 0 = none */
+        uint64_t accepted_runtime_us;
+        uint32_t priority;              /* kernel priority granted (FIFO/RR) */
+        int32_t core;                   /* CPU the task runs on, -1 = any */
+        pid_t tid;                      /* attached thread, 0 = none */
+        uint32_t reserved0;
+        char plugin[RTF_PLUGIN_NAME_MAX]; /* plugin that admitted it */
+        struct rtf_params params;       /* the parameters accepted */
+        /* periodic-task state (rtf_task_start / rtf_task_wait_period) */
+        uint64_t period_ns;
+        int64_t next_release_ns;        /* CLOCK_MONOTONIC */
+        uint64_t jobs;
+        uint64_t overruns;
+        void *task;                     /* library-private, for later growth */
+        uint64_t reserved[6];
+};
+
+#define RTF_SPEC_INIT { .size = sizeof(struct rtf_spec), .core = -1 }
+
+/* Connection (Table 2). The socket is $RTF_SOCKET, else RTF_DEFAULT_SOCKET. */
+RTF_PUBLIC rtf_result_t rtf_connect(void);
+RTF_PUBLIC rtf_result_t rtf_disconnect(void);
+
+/* Parameters (Table 3).  Setters return 0 or -EINVAL. */
+RTF_PUBLIC int rtf_params_init(struct rtf_params *p);
+RTF_PUBLIC int rtf_params_set_period(struct rtf_params *p, uint64_t us);
+RTF_PUBLIC int rtf_params_set_runtime(struct rtf_params *p, uint64_t us);
+RTF_PUBLIC int rtf_params_set_des_runtime(struct rtf_params *p, uint64_t us);
+RTF_PUBLIC int rtf_params_set_deadline(struct rtf_params *p, uint64_t us);
+RTF_PUBLIC int rtf_params_set_priority(struct rtf_params *p, uint32_t priority);
+RTF_PUBLIC int rtf_params_set_scheduler(struct rtf_params *p, const char *plugin);
+RTF_PUBLIC int rtf_params_ignore_admission(struct rtf_params *p, bool ignore);
+RTF_PUBLIC uint64_t rtf_params_get_period(const struct rtf_params *p);
+RTF_PUBLIC uint64_t rtf_params_get_runtime(const struct rtf_params *p);
+RTF_PUBLIC uint64_t rtf_params_get_des_runtime(const struct rtf_params *p);
+RTF_PUBLIC uint64_t rtf_params_get_deadline(const struct rtf_params *p);
+RTF_PUBLIC uint32_t rtf_params_get_priority(const struct rtf_params *p);
+RTF_PUBLIC const char *rtf_params_get_scheduler(const struct rtf_params *p);
+
+/* Listing 1 of the paper spells the setters and getters in the singular. */
+#define rtf_param_init rtf_params_init
+#define rtf_param_set_period rtf_params_set_period
+#define rtf_param_set_runtime rtf_params_set_runtime
+#define rtf_param_set_des_runtime rtf_params_set_des_runtime
+#define rtf_param_set_deadline rtf_params_set_deadline
+#define rtf_param_set_priority rtf_params_set_priority
+#define rtf_param_set_scheduler rtf_params_set_scheduler
+#define rtf_param_ignore_admission rtf_params_ignore_admission
+#define rtf_param_get_period rtf_params_get_period
+#define rtf_param_get_runtime rtf_params_get_runtime
+#define rtf_param_get_des_runtime rtf_params_get_des_runtime
+#define rtf_param_get_deadline rtf_params_get_deadline
+#define rtf_param_get_priority rtf_params_get_priority
+#define rtf_param_get_scheduler rtf_params_get_scheduler
+
+/* Specifications (Table 2). */
+RTF_PUBLIC rtf_result_t rtf_spec_create(struct rtf_spec *s, const struct rtf_params *p);
+/* Atomic: on any failure the spec keeps its old parameters and plugin. */
+RTF_PUBLIC rtf_result_t rtf_spec_change(struct rtf_spec *s, const struct rtf_params *p);
+RTF_PUBLIC rtf_result_t rtf_spec_release(struct rtf_spec *s);
+/* tid: a thread id (or a pid, meaning its main thread); 0 = the calling thread. */
+RTF_PUBLIC rtf_result_t rtf_spec_attach(struct rtf_spec *s, pid_t tid);
+RTF_PUBLIC rtf_result_t rtf_spec_detach(struct rtf_spec *s);
+/* The runtime the plugin granted in [runtime, des_runtime], or a negative errno. */
+RTF_PUBLIC int64_t rtf_spec_get_accepted_runtime(const struct rtf_spec *s);
+
+/* Periodic tasks on an absolute CLOCK_MONOTONIC timeline. */
+RTF_PUBLIC int rtf_task_start(struct rtf_spec *s);
+/* Sleeps until the next release; returns the releases missed (>= 0) or -errno. */
+RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s);
+
+/* Text for any result of this API (RTF_* or negative errno). */
+RTF_PUBLIC const char *rtf_strerror(int result);
+/* The daemon's explanation of the last refusal seen by this thread, or "". */
+RTF_PUBLIC const char *rtf_last_reason(void);
+
+#ifdef __cplusplus
+}
+#endif

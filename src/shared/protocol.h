@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The wire protocol between librtf (and rtfctl) and rtfd.
+ *
+ * One message per SOCK_SEQPACKET packet: a 16-byte header (version, type,
+ * size of the whole packet, sequence number) and a fixed-layout body whose
+ * size is determined by the type.  Both ends are on the same machine, so
+ * fields are in host byte order; every struct has explicit padding and a
+ * static size check.  The decoder is a pure function over a buffer so that
+ * it can be fuzzed: it checks version, type, exact size, NUL termination
+ * of strings and that reserved fields are zero.
+ *
+ * Who the peer is never appears in a message: rtfd learns it from the
+ * kernel (SO_PEERCRED, SO_PEERPIDFD).
+ *
+ * Changelog:
+ *   1  first version.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtf/rtf.h"
+
+#define RTF_PROTO_VERSION 1u
+#define RTF_MSG_MAX 4096u               /* no packet is larger */
+#define RTF_REASON_MAX 128u
+
+enum rtf_msg_type {
+        /* requests, client -> rtfd */
+        RTF_MSG_CREATE = 1,
+        RTF_MSG_CHANGE = 2,
+        RTF_MSG_RELEASE = 3,
+        RTF_MSG_ATTACH = 4,
+        RTF_MSG_DETACH = 5,
+        RTF_MSG_STATUS = 6,
+        RTF_MSG_TASKS = 7,
+        /* replies, rtfd -> client; the seq of the request is echoed */
+        RTF_MSG_REPLY = 0x101,
+        RTF_MSG_STATUS_REPLY = 0x106,
+        RTF_MSG_TASKS_REPLY = 0x107,
+};
+
+struct rtf_msg_header {
+        uint16_t version;               /* RTF_PROTO_VERSION */
+        uint16_t type;                  /* enum rtf_msg_type */
+        uint32_t size;                  /* of the whole packet, header included */
+        uint32_t seq;                   /* chosen by the client, echoed in the reply */
+        uint32_t reserved;              /* zero */
+};
+
+struct rtf_wire_params {
+        uint32_t flags;                 /* RTF_PARAM_* */
+        uint32_t priority;
+        uint64_t period_us;
+        uint64_t runtime_us;
+        uint64_t des_runtime_us;
+        uint64_t deadline_us;
+        char plugin[RTF_PLUGIN_NAME_MAX]; /* NUL-terminated, "" = any */
+};
+
+/* CREATE */
+struct rtf_msg_create {
+        struct rtf_wire_params params;
+};
+
+/* CHANGE */
+struct rtf_msg_change {
+        uint64_t id;
+        struct rtf_wire_params params;
+};
+
+/* RELEASE, DETACH */
+struct rtf_msg_id {
+        uint64_t id;
+};
+
+/* ATTACH */
+struct rtf_msg_attach {
+        uint64_t id;
+        int32_t tid;                    /* a thread id of the caller's, > 0 */
+        uint32_t reserved;
+};
+
+/* STATUS, TASKS: ask for rows starting at `start` */
+struct rtf_msg_list {
+        uint32_t start;
+        uint32_t reserved;
+};
+
+/* REPLY to CREATE/CHANGE/RELEASE/ATTACH/DETACH */
+struct rtf_msg_reply {
+        int32_t result;                 /* RTF_* or -errno */
+        uint32_t priority;              /* granted kernel priority */
+        uint64_t id;
+        uint64_t accepted_runtime_us;
+        int32_t cpu;                    /* absolute CPU, -1 = not pinned */
+        uint32_t reserved;
+        char plugin[RTF_PLUGIN_NAME_MAX];
+        char reason[RTF_REASON_MAX];    /* why a request was refused */
+};
+
+/* One (plugin, core) row of STATUS_REPLY */
+struct rtf_wire_core {
+        char plugin[RTF_PLUGIN_NAME_MAX];
+        char policy[16];                /* "DEADLINE", "FIFO", ... */
+        int32_t cpu;
+        uint32_t partitioned;
+        uint32_t tasks;
+        uint32_t prio_min;              /* the plugin's range */
+        uint32_t prio_max;
+        uint32_t prio_lowest;           /* in use on this core, 0 = none */
+        uint32_t prio_highest;
+        uint32_t reserved;
+        uint64_t utilization_ppm;       /* declared utilisation, parts per million */
+};
+
+/* One task row of TASKS_REPLY */
+struct rtf_wire_task {
+        uint64_t id;
+        uint32_t uid;
+        int32_t pid;                    /* owner process */
+        int32_t tid;                    /* attached thread, 0 = none */
+        int32_t cpu;                    /* -1 = not pinned / not placed */
+        uint32_t priority;
+        uint32_t reserved;
+        uint64_t accepted_runtime_us;
+        struct rtf_wire_params params;  /* .plugin = the admitting plugin */
+};
+
+#define RTF_STATUS_ROWS_MAX ((RTF_MSG_MAX - sizeof(struct rtf_msg_header) - 16) / sizeof(struct rtf_wire_core))
+#define RTF_TASKS_ROWS_MAX ((RTF_MSG_MAX - sizeof(struct rtf_msg_header) - 16) / sizeof(struct rtf_wire_task))
+
+/* STATUS_REPLY / TASKS_REPLY: `count` rows follow, of `total` */
+struct rtf_msg_rows {
+        uint32_t total;
+        uint32_t start;
+        uint32_t count;
+        uint32_t reserved;
+        union {
+                struct rtf_wire_core cores[RTF_STATUS_ROWS_MAX];
+                struct rtf_wire_task tasks[RTF_TASKS_ROWS_MAX];
+        };
+};
+
+/* A decoded message: the header and a copy of the body. */
+struct rtf_msg {
+        struct rtf_msg_header header;
+        union {
+                struct rtf_msg_create create;
+                struct rtf_msg_change change;
+                struct rtf_msg_id id;
+                struct rtf_msg_attach attach;
+                struct rtf_msg_list list;
+                struct rtf_msg_reply reply;
+                struct rtf_msg_rows rows;
+        };
+};
+
+/* Outcomes of decoding, all negative: the connection is to be closed. */
+enum {
+        RTF_PROTO_E_SHORT = -1000,      /* shorter than a header, or than its size */
+        RTF_PROTO_E_VERSION,            /* unsupported protocol version */
+        RTF_PROTO_E_TYPE,               /* unknown message type */
+        RTF_PROTO_E_SIZE,               /* size does not match the type */
+        RTF_PROTO_E_STRING,             /* a string field is not NUL-terminated */
+        RTF_PROTO_E_RESERVED,           /* a reserved field is not zero */
+        RTF_PROTO_E_ROWS,               /* row count inconsistent with size */
+};
+
+/* Size of a packet of `type` (rows: with `count` rows), 0 if the type is unknown. */
+size_t rtf_msg_size(uint16_t type, uint32_t count);
+
+/*
+ * Decode one packet of `len` bytes into *ret.  Returns 0, or one of
+ * RTF_PROTO_E_*; *ret is written only on success.
+ */
+int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret);
+
+/*
+ * Encode *msg (header.type, header.seq and the body are read; version and
+ * size are filled in) into buf.  Returns the packet size, or -ENOBUFS /
+ * -EINVAL.
+ */
+int rtf_msg_encode(const struct rtf_msg *msg, void *buf, size_t buflen);
+
+/* A text for an RTF_PROTO_E_* code, for logs. */
+const char *rtf_proto_strerror(int code);
+
+/* Conversions between the public params and the wire. */
+void rtf_wire_params_from(struct rtf_wire_params *w, const struct rtf_params *p);
+void rtf_wire_params_to(struct rtf_params *p, const struct rtf_wire_params *w);

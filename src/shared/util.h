@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small helpers shared by every binary of rtf. */
+#pragma once
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define USEC_PER_SEC 1000000ULL
+
+static inline void freep(void *p) {
+        free(*(void **)p);
+}
+
+static inline int safe_close(int fd) {
+        if (fd >= 0) {
+                int saved = errno;
+                close(fd);
+                errno = saved;
+        }
+        return -1;
+}
+
+static inline void closep(int *fd) {
+        *fd = safe_close(*fd);
+}
+
+/* Copy a string into a fixed field; -ENAMETOOLONG if it does not fit. */
+static inline int strscpy_field(char *dst, size_t size, const char *src) {
+        size_t n = strlen(src);
+        if (n >= size)
+                return -ENAMETOOLONG;
+        memcpy(dst, src, n + 1);
+        return 0;
+}
+
+/* A field is a valid C string if it has a NUL within its size. */
+static inline int field_is_string(const char *field, size_t size) {
+        return memchr(field, 0, size) != NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A minimal test harness: CHECK() records a failure with file:line and goes
+ * on; test_done() prints a summary and returns the exit code.
+ */
+#pragma once
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned test_checks, test_failures;
+
+#define CHECK(cond) do {                                                        \
+                test_checks++;                                                  \
+                if (!(cond)) {                                                  \
+                        test_failures++;                                        \
+                        fprintf(stderr, "%s:%d: CHECK failed: %s\n",            \
+                                __FILE__, __LINE__, #cond);                     \
+                }                                                               \
+        } while (0)
+
+#define CHECK_EQ(a, b) do {                                                     \
+                long long _a = (long long)(a), _b = (long long)(b);             \
+                test_checks++;                                                  \
+                if (_a != _b) {                                                 \
+                        test_failures++;                                        \
+                        fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, %s == %lld\n", \
+                                __FILE__, __LINE__, #a, _a, #b, _b);            \
+                }                                                               \
+        } while (0)
+
+static inline int test_done(void) {
+        fprintf(stderr, "%u checks, %u failed\n", test_checks, test_failures);
+        return test_failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}
