@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The epoll dispatcher: every fd rtfd waits on is a `struct source` whose
+ * handler is called with the epoll events.  Handlers never block.
+ */
+#pragma once
+
+#include <stdint.h>
+
+struct source;
+typedef void (*source_fn)(struct source *s, uint32_t events);
+
+struct source {
+        int fd;
+        source_fn fn;
+};
+
+int event_init(void);
+void event_done(void);
+int event_add(struct source *s, int fd, uint32_t events, source_fn fn);
+int event_modify(struct source *s, uint32_t events);
+void event_remove(struct source *s);
+/* Free ptr after the current dispatch batch, when no pending event can
+ * refer to it any more (its sources must be event_remove()d already). */
+void event_defer_free(void *ptr);
+/* Wait once (timeout in ms, -1 = forever) and dispatch; returns 0 or -errno. */
+int event_dispatch(int timeout_ms);

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rtfd: the privileged daemon of rtf.  One thread, one epoll loop: the
+ * listening socket, the clients, one pidfd per attached thread, a signalfd
+ * (SIGTERM/SIGINT stop, SIGHUP reloads) and a watchdog timer.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "log.h"
+#include "manager.h"
+#include "rtf-config.h"
+#include "server.h"
+
+#define DEFAULT_CONFIG RTF_SYSCONFDIR "/rtfd.conf"
+#define WATCHDOG_INTERVAL_SEC 1
+
+static bool stop;
+static struct source signal_source, watchdog_source;
+static int signal_fd = -1, watchdog_fd = -1;
+
+static void sd_notify(const char *state) {
+        const char *path = getenv("NOTIFY_SOCKET");
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        size_t len;
+        int fd;
+
+        if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(addr.sun_path))
+                return;
+        len = strlen(path);
+        memcpy(addr.sun_path, path, len);
+        if (addr.sun_path[0] == '@')
+                addr.sun_path[0] = 0;
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return;
+        sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&addr,
+               (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
+        close(fd);
+}
+
+static void signal_event(struct source *s, uint32_t events) {
+        struct signalfd_siginfo si;
+
+        while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGHUP) {
+                        sd_notify("RELOADING=1");
+                        manager_reload();
+                        sd_notify("READY=1");
+                } else {
+                        log_info("Received %s, stopping", strsignal((int)si.ssi_signo));
+                        stop = true;
+                }
+        }
+}
+
+static void watchdog_event(struct source *s, uint32_t events) {
+        uint64_t expirations;
+
+        if (read(watchdog_fd, &expirations, sizeof(expirations)) == sizeof(expirations))
+                manager_watchdog();
+}
+
+static int setup_signals(void) {
+        sigset_t mask;
+        int r;
+
+        signal(SIGPIPE, SIG_IGN);
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (signal_fd < 0)
+                return -errno;
+        r = event_add(&signal_source, signal_fd, EPOLLIN, signal_event);
+        if (r < 0)
+                return r;
+        return 0;
+}
+
+static int setup_watchdog(void) {
+        struct itimerspec its = {
+                .it_interval = { .tv_sec = WATCHDOG_INTERVAL_SEC },
+                .it_value = { .tv_sec = WATCHDOG_INTERVAL_SEC },
+        };
+
+        watchdog_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (watchdog_fd < 0)
+                return -errno;
+        if (timerfd_settime(watchdog_fd, 0, &its, NULL) < 0)
+                return -errno;
+        return event_add(&watchdog_source, watchdog_fd, EPOLLIN, watchdog_event);
+}
+
+static void help(void) {
+        printf("Usage: rtfd [OPTION...]\n"
+               "The rtf daemon: admits real-time task specifications of unprivileged\n"
+               "clients through scheduling plugins and applies them to their threads.\n\n"
+               "  -c, --config FILE     configuration file (default %s;\n"
+               "                        if absent, a built-in default is used)\n"
+               "  -s, --socket PATH     listening socket (default %s)\n"
+               "  -p, --plugindir DIR   where plugins are loaded from (default %s)\n"
+               "      --default-config  use the built-in default, ignoring any file\n"
+               "      --cpuset-root DIR cgroup v1 cpuset hierarchy (default /sys/fs/cgroup/cpuset)\n"
+               "  -f, --foreground      stay in the foreground (rtfd never forks; accepted\n"
+               "                        for compatibility with service managers)\n"
+               "  -t, --check-config    parse the configuration and the plugins, then exit\n"
+               "  -v, --verbose         log debug messages\n"
+               "  -h, --help            show this help\n"
+               "      --version         show the version\n",
+               DEFAULT_CONFIG, RTF_DEFAULT_SOCKET, RTF_PLUGINDIR);
+}
+
+int main(int argc, char **argv) {
+        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "socket", required_argument, NULL, 's' },
+                { "plugindir", required_argument, NULL, 'p' },
+                { "cpuset-root", required_argument, NULL, OPT_CPUSET_ROOT },
+                { "default-config", no_argument, NULL, OPT_DEFAULT_CONFIG },
+                { "foreground", no_argument, NULL, 'f' },
+                { "check-config", no_argument, NULL, 't' },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, OPT_VERSION },
+                { NULL, 0, NULL, 0 }
+        };
+        struct manager_options mo = {
+                .plugindir = RTF_PLUGINDIR,
+                .cpuset_root = "/sys/fs/cgroup/cpuset",
+                .max_specs_per_owner = 8192,
+                .max_specs = 65536,
+        };
+        struct server_options so = {
+                .socket_path = getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : RTF_DEFAULT_SOCKET,
+                .max_clients = 1024,
+                .max_clients_per_uid = 64,
+        };
+        const char *config = NULL;
+        bool check_only = false, builtin = false;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "c:s:p:ftvh", options, NULL)) >= 0) {
+                switch (c) {
+                case 'c':
+                        config = optarg;
+                        break;
+                case 's':
+                        so.socket_path = optarg;
+                        break;
+                case 'p':
+                        mo.plugindir = optarg;
+                        break;
+                case OPT_CPUSET_ROOT:
+                        mo.cpuset_root = optarg;
+                        break;
+                case OPT_DEFAULT_CONFIG:
+                        builtin = true;
+                        break;
+                case 'f':
+                        break;
+                case 't':
+                        check_only = true;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                case 'h':
+                        help();
+                        return EXIT_SUCCESS;
+                case OPT_VERSION:
+                        printf("rtfd %s\n", RTF_VERSION);
+                        return EXIT_SUCCESS;
+                default:
+                        fprintf(stderr, "Try 'rtfd --help'.\n");
+                        return 2;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "rtfd: unexpected argument '%s'. Try 'rtfd --help'.\n", argv[optind]);
+                return 2;
+        }
+        log_open();
+
+        /* An explicit --config must exist; the default path may be absent. */
+        if (config && builtin) {
+                fprintf(stderr, "rtfd: --config and --default-config exclude each other.\n");
+                return 2;
+        }
+        if (config)
+                mo.config_path = config;
+        else if (!builtin && access(DEFAULT_CONFIG, F_OK) == 0)
+                mo.config_path = DEFAULT_CONFIG;
+
+        if (check_only) {
+                r = manager_check_config(&mo);
+                if (r < 0)
+                        return EXIT_FAILURE;
+                printf("%s: OK\n", mo.config_path ? mo.config_path : "built-in default");
+                return EXIT_SUCCESS;
+        }
+        if (geteuid() != 0)
+                log_warning("Not running as root: the kernel will refuse most scheduling changes");
+        /* rtfd's own latency matters to clients waiting on it; never page. */
+        if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+                log_debug_errno(errno, "mlockall failed: %m");
+
+        r = event_init();
+        if (r < 0)
+                return log_error_errno(r, "epoll failed: %m"), EXIT_FAILURE;
+        r = setup_signals();
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up signals: %m");
+                return EXIT_FAILURE;
+        }
+        r = manager_init(&mo);
+        if (r < 0) {
+                log_error("Refusing to start: configuration %s is not usable",
+                          mo.config_path ? mo.config_path : "(built-in default)");
+                return EXIT_FAILURE;
+        }
+        r = server_init(&so);
+        if (r < 0) {
+                manager_done();
+                return EXIT_FAILURE;
+        }
+        r = setup_watchdog();
+        if (r < 0)
+                log_warning_errno(r, "No watchdog timer (%m): stuck SCHED_DEADLINE threads will not be detected");
+        sd_notify("READY=1");
+        log_info("rtfd %s ready", RTF_VERSION);
+
+        while (!stop) {
+                r = event_dispatch(-1);
+                if (r < 0) {
+                        log_error_errno(r, "Event loop failed: %m");
+                        break;
+                }
+        }
+
+        sd_notify("STOPPING=1");
+        server_done();
+        manager_done();
+        event_remove(&watchdog_source);
+        event_remove(&signal_source);
+        safe_close(watchdog_fd);
+        safe_close(signal_fd);
+        event_done();
+        log_info("rtfd stopped");
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The broker between clients, plugins and the kernel: specifications,
+ * plugin choice (section 3.3 of the paper), atomic change, attached threads,
+ * and the recovery from the kernel misbehaviours of PLATFORM.md.
+ *
+ * Results written into a reply: RTF_OK, RTF_SCHEDULE_FAIL, RTF_ACL_FAIL, or a
+ * negative errno, with a reason text for refusals.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol.h"
+
+struct spec;
+
+/* Who asks, as the kernel told us (SO_PEERCRED); never from a message. */
+struct owner {
+        uid_t uid;
+        gid_t gid;
+        pid_t pid;
+        struct spec *specs;             /* this connection's specifications */
+        uint32_t n_specs;
+};
+
+struct manager_options {
+        const char *config_path;        /* NULL = built-in default */
+        const char *plugindir;
+        const char *cpuset_root;
+        uint32_t max_specs_per_owner;
+        uint32_t max_specs;
+};
+
+int manager_init(const struct manager_options *o);
+void manager_done(void);
+/* Re-read the config file; on any error the running configuration stays. */
+int manager_reload(void);
+/* Check a config file as rtfd would, without touching anything. */
+int manager_check_config(const struct manager_options *o);
+
+void manager_create(struct owner *o, const struct rtf_wire_params *req, struct rtf_msg_reply *ret);
+void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *req,
+                    struct rtf_msg_reply *ret);
+void manager_release(struct owner *o, uint64_t id, struct rtf_msg_reply *ret);
+void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_reply *ret);
+void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *ret);
+/* The connection is gone: release everything it held. */
+void manager_owner_gone(struct owner *o);
+
+void manager_list_cores(uint32_t start, struct rtf_msg_rows *ret);
+void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret);
+
+/* Periodic health check of attached SCHED_DEADLINE threads. */
+void manager_watchdog(void);

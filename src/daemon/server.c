@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "log.h"
+#include "manager.h"
+#include "protocol.h"
+#include "server.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77         /* Linux 6.5 */
+#endif
+
+#define CLIENT_QUEUE_MAX 8      /* replies waiting for a client that does not read */
+#define CLIENT_BATCH 16         /* requests handled per wake-up, for fairness */
+
+struct packet {
+        uint32_t len;
+        uint8_t data[];
+};
+
+struct client {
+        struct owner owner;
+        int fd;
+        int pidfd;
+        struct source source;
+        struct packet *queue[CLIENT_QUEUE_MAX];
+        uint32_t q_head, q_len;
+        bool paused;
+        struct client *prev, *next;
+};
+
+static struct {
+        struct server_options opt;
+        int fd;
+        bool unlink_on_exit;
+        struct source source;
+        struct client *clients;
+        uint32_t n_clients;
+} srv = { .fd = -1 };
+
+static uint32_t clients_of(uid_t uid) {
+        uint32_t n = 0;
+
+        for (struct client *c = srv.clients; c; c = c->next)
+                n += c->owner.uid == uid;
+        return n;
+}
+
+static void client_free(struct client *c, const char *why) {
+        if (why)
+                log_info("Closing connection of pid %d uid %u: %s", (int)c->owner.pid, (unsigned)c->owner.uid, why);
+        manager_owner_gone(&c->owner);
+        event_remove(&c->source);
+        c->fd = safe_close(c->fd);
+        c->pidfd = safe_close(c->pidfd);
+        for (uint32_t i = 0; i < c->q_len; i++)
+                free(c->queue[(c->q_head + i) % CLIENT_QUEUE_MAX]);
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                srv.clients = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        srv.n_clients--;
+        event_defer_free(c);
+}
+
+static void client_update_events(struct client *c) {
+        uint32_t ev = c->paused ? 0 : EPOLLIN;
+
+        if (c->q_len)
+                ev |= EPOLLOUT;
+        event_modify(&c->source, ev);
+}
+
+/* Returns false when the connection broke. */
+static bool client_flush(struct client *c) {
+        while (c->q_len) {
+                struct packet *p = c->queue[c->q_head];
+                ssize_t n = send(c->fd, p->data, p->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EWOULDBLOCK)
+                                return true;
+                        return false;
+                }
+                free(p);
+                c->q_head = (c->q_head + 1) % CLIENT_QUEUE_MAX;
+                c->q_len--;
+        }
+        return true;
+}
+
+static int client_send(struct client *c, const struct rtf_msg *msg) {
+        uint8_t buf[RTF_MSG_MAX];
+        struct packet *p;
+        int len;
+
+        len = rtf_msg_encode(msg, buf, sizeof(buf));
+        if (len < 0)
+                return log_error_errno(len, "Failed to encode a reply: %m");
+        if (c->q_len == 0) {
+                ssize_t n = send(c->fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+                if (n == len)
+                        return 0;
+                if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                        return -EPIPE;
+        }
+        /* The reader calls us only while the queue has room. */
+        if (c->q_len >= CLIENT_QUEUE_MAX)
+                return -ENOBUFS;
+        p = malloc(sizeof(*p) + (size_t)len);
+        if (!p)
+                return -ENOMEM;
+        p->len = (uint32_t)len;
+        memcpy(p->data, buf, (size_t)len);
+        c->queue[(c->q_head + c->q_len) % CLIENT_QUEUE_MAX] = p;
+        c->q_len++;
+        return 0;
+}
+
+static int handle(struct client *c, const struct rtf_msg *in) {
+        struct rtf_msg out;
+        struct owner *o = &c->owner;
+
+        memset(&out, 0, sizeof(out));
+        out.header.seq = in->header.seq;
+        switch (in->header.type) {
+        case RTF_MSG_CREATE:
+                out.header.type = RTF_MSG_REPLY;
+                manager_create(o, &in->create.params, &out.reply);
+                break;
+        case RTF_MSG_CHANGE:
+                out.header.type = RTF_MSG_REPLY;
+                manager_change(o, in->change.id, &in->change.params, &out.reply);
+                break;
+        case RTF_MSG_RELEASE:
+                out.header.type = RTF_MSG_REPLY;
+                manager_release(o, in->id.id, &out.reply);
+                break;
+        case RTF_MSG_ATTACH:
+                out.header.type = RTF_MSG_REPLY;
+                manager_attach(o, in->attach.id, in->attach.tid, &out.reply);
+                break;
+        case RTF_MSG_DETACH:
+                out.header.type = RTF_MSG_REPLY;
+                manager_detach(o, in->id.id, &out.reply);
+                break;
+        case RTF_MSG_STATUS:
+                out.header.type = RTF_MSG_STATUS_REPLY;
+                manager_list_cores(in->list.start, &out.rows);
+                break;
+        case RTF_MSG_TASKS:
+                out.header.type = RTF_MSG_TASKS_REPLY;
+                manager_list_tasks(in->list.start, &out.rows);
+                break;
+        default:
+                return -EBADMSG;        /* a reply type sent to the daemon */
+        }
+        if (out.header.type == RTF_MSG_REPLY && out.reply.result != RTF_OK)
+                log_debug("pid %d uid %u: request type %u refused (%d): %s", (int)o->pid, (unsigned)o->uid,
+                          in->header.type, out.reply.result, out.reply.reason);
+        return client_send(c, &out);
+}
+
+static void client_event(struct source *s, uint32_t events) {
+        struct client *c = (struct client *)((char *)s - offsetof(struct client, source));
+        uint8_t buf[RTF_MSG_MAX + 1];
+
+        if (events & EPOLLOUT) {
+                if (!client_flush(c)) {
+                        client_free(c, "connection broken");
+                        return;
+                }
+                if (c->paused && c->q_len < CLIENT_QUEUE_MAX)
+                        c->paused = false;
+        }
+        for (int i = 0; i < CLIENT_BATCH && !c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)); i++) {
+                struct rtf_msg msg;
+                ssize_t n;
+                int r;
+
+                n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EWOULDBLOCK)
+                                break;
+                        client_free(c, "receive failed");
+                        return;
+                }
+                if (n == 0) {
+                        client_free(c, NULL);
+                        return;
+                }
+                if ((size_t)n > RTF_MSG_MAX) {
+                        char why[96];
+
+                        snprintf(why, sizeof(why), "message of %zd bytes exceeds %u", n, RTF_MSG_MAX);
+                        client_free(c, why);
+                        return;
+                }
+                r = rtf_msg_decode(buf, (size_t)n, &msg);
+                if (r < 0) {
+                        client_free(c, rtf_proto_strerror(r));
+                        return;
+                }
+                r = handle(c, &msg);
+                if (r == -EBADMSG) {
+                        client_free(c, "a reply type sent as a request");
+                        return;
+                }
+                if (r < 0) {
+                        client_free(c, r == -EPIPE ? NULL : "cannot send the reply");
+                        return;
+                }
+                if (c->q_len >= CLIENT_QUEUE_MAX)
+                        c->paused = true;
+        }
+        client_update_events(c);
+}
+
+static void accept_event(struct source *s, uint32_t events) {
+        for (int i = 0; i < CLIENT_BATCH; i++) {
+                struct ucred cred;
+                socklen_t len = sizeof(cred);
+                struct client *c;
+                int fd, r;
+
+                fd = accept4(srv.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (fd < 0) {
+                        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+                                log_warning_errno(errno, "accept failed: %m");
+                        return;
+                }
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+                        log_warning_errno(errno, "SO_PEERCRED failed: %m");
+                        close(fd);
+                        continue;
+                }
+                if (srv.n_clients >= srv.opt.max_clients ||
+                    (cred.uid != 0 && clients_of(cred.uid) >= srv.opt.max_clients_per_uid)) {
+                        log_warning("Refusing connection of pid %d uid %u: limit of %" PRIu32 " connections%s reached",
+                                    (int)cred.pid, (unsigned)cred.uid,
+                                    srv.n_clients >= srv.opt.max_clients ? srv.opt.max_clients
+                                                                         : srv.opt.max_clients_per_uid,
+                                    srv.n_clients >= srv.opt.max_clients ? "" : " per uid");
+                        close(fd);
+                        continue;
+                }
+                c = calloc(1, sizeof(*c));
+                if (!c) {
+                        close(fd);
+                        return;
+                }
+                c->fd = fd;
+                c->owner = (struct owner){ .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
+                len = sizeof(c->pidfd);
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
+                        c->pidfd = pidfd_open(cred.pid, 0);
+                r = event_add(&c->source, fd, EPOLLIN, client_event);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot watch a new connection: %m");
+                        safe_close(c->pidfd);
+                        close(fd);
+                        free(c);
+                        continue;
+                }
+                c->next = srv.clients;
+                if (srv.clients)
+                        srv.clients->prev = c;
+                srv.clients = c;
+                srv.n_clients++;
+                log_debug("Connection from pid %d uid %u gid %u", (int)cred.pid, (unsigned)cred.uid,
+                          (unsigned)cred.gid);
+        }
+}
+
+static int socket_from_systemd(void) {
+        const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+
+        if (!pid || !fds || strtol(pid, NULL, 10) != getpid() || strtol(fds, NULL, 10) < 1)
+                return -1;
+        unsetenv("LISTEN_PID");
+        unsetenv("LISTEN_FDS");
+        unsetenv("LISTEN_FDNAMES");
+        fcntl(3, F_SETFD, FD_CLOEXEC);
+        fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
+        return 3;
+}
+
+/* A leftover socket file is removed only if nobody answers on it. */
+static int check_stale(const struct sockaddr_un *addr) {
+        int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
+        close(fd);
+        if (r == 0)
+                return log_error_errno(EADDRINUSE, "Another rtfd is listening on %s", addr->sun_path);
+        if (errno == ECONNREFUSED)
+                unlink(addr->sun_path);
+        return 0;
+}
+
+static void mkdir_parent(const char *path) {
+        char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        char *slash;
+
+        snprintf(dir, sizeof(dir), "%s", path);
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return;
+        *slash = 0;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                log_warning_errno(errno, "Failed to create %s: %m", dir);
+}
+
+int server_init(const struct server_options *o) {
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        int fd, r;
+
+        srv.opt = *o;
+        fd = socket_from_systemd();
+        if (fd < 0) {
+                if (strlen(o->socket_path) >= sizeof(addr.sun_path))
+                        return log_error_errno(ENAMETOOLONG, "Socket path %s is too long", o->socket_path);
+                memcpy(addr.sun_path, o->socket_path, strlen(o->socket_path) + 1);
+                mkdir_parent(o->socket_path);
+                r = check_stale(&addr);
+                if (r < 0)
+                        return r;
+                fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                if (fd < 0)
+                        return log_error_errno(errno, "socket failed: %m");
+                if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+                        r = log_error_errno(errno, "Failed to bind %s: %m", o->socket_path);
+                        close(fd);
+                        return r;
+                }
+                srv.unlink_on_exit = true;
+                /* Every user may talk to rtfd; the access-control policy
+                 * decides what each may get. */
+                if (chmod(o->socket_path, 0666) < 0 || listen(fd, 128) < 0) {
+                        r = log_error_errno(errno, "Failed to listen on %s: %m", o->socket_path);
+                        close(fd);
+                        unlink(o->socket_path);
+                        return r;
+                }
+        }
+        srv.fd = fd;
+        r = event_add(&srv.source, fd, EPOLLIN, accept_event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the listening socket: %m");
+        log_info("Listening on %s", srv.unlink_on_exit ? o->socket_path : "the socket passed by systemd");
+        return 0;
+}
+
+void server_done(void) {
+        while (srv.clients)
+                client_free(srv.clients, NULL);
+        event_remove(&srv.source);
+        srv.fd = safe_close(srv.fd);
+        if (srv.unlink_on_exit)
+                unlink(srv.opt.socket_path);
+}

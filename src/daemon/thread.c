@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "log.h"
+#include "sched-attr.h"
+#include "thread.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL     /* Linux 6.9 */
+#endif
+
+static int read_proc(pid_t tid, const char *name, char *buf, size_t size) {
+        char path[64];
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        n = read(fd, buf, size - 1);
+        close(fd);
+        if (n < 0)
+                return errno == ESRCH ? -ESRCH : -errno;
+        buf[n] = 0;
+        return (int)n;
+}
+
+bool thread_alive(const struct thread *t) {
+        struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+
+        if (t->pidfd < 0)
+                return false;
+        return poll(&p, 1, 0) == 0;
+}
+
+int thread_open(pid_t tid, struct thread *ret) {
+        struct thread t = THREAD_NULL;
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        char buf[4096];
+        const char *p;
+        unsigned long ruid, euid, tgid;
+        int r;
+
+        if (tid <= 0)
+                return -EINVAL;
+        t.tid = tid;
+        t.pidfd = pidfd_open(tid, PIDFD_THREAD);
+        if (t.pidfd < 0)
+                return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
+
+        r = read_proc(tid, "status", buf, sizeof(buf));
+        if (r < 0)
+                goto fail;
+        p = strstr(buf, "\nTgid:");
+        if (!p || sscanf(p, "\nTgid: %lu", &tgid) != 1) {
+                r = -EIO;
+                goto fail;
+        }
+        p = strstr(buf, "\nUid:");
+        if (!p || sscanf(p, "\nUid: %lu %lu", &ruid, &euid) != 2) {
+                r = -EIO;
+                goto fail;
+        }
+        t.tgid = (pid_t)tgid;
+        t.ruid = (uid_t)ruid;
+        t.euid = (uid_t)euid;
+        r = rtf_sched_getattr(tid, &attr, 0);
+        if (r < 0)
+                goto fail;
+        t.original_nice = attr.sched_policy == SCHED_OTHER || attr.sched_policy == SCHED_BATCH ? attr.sched_nice : 0;
+
+        /* The pidfd pins the thread we opened; if it is still alive now, what
+         * we read from /proc/<tid> was about that thread and not a successor. */
+        if (!thread_alive(&t)) {
+                r = -ESRCH;
+                goto fail;
+        }
+        *ret = t;
+        return 0;
+fail:
+        thread_close(&t);
+        return r;
+}
+
+void thread_close(struct thread *t) {
+        t->pidfd = safe_close(t->pidfd);
+}
+
+static int set_affinity(pid_t tid, int cpu, uint32_t n_cpus) {
+        cpu_set_t *set;
+        size_t size;
+        int r = 0;
+
+        set = CPU_ALLOC(n_cpus);
+        if (!set)
+                return -ENOMEM;
+        size = CPU_ALLOC_SIZE(n_cpus);
+        CPU_ZERO_S(size, set);
+        if (cpu >= 0)
+                CPU_SET_S((size_t)cpu, size, set);
+        else
+                for (uint32_t c = 0; c < n_cpus; c++)
+                        CPU_SET_S(c, size, set);
+        if (sched_setaffinity(tid, size, set) < 0)
+                r = -errno;
+        CPU_FREE(set);
+        return r;
+}
+
+static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        int r;
+
+        switch (s->policy) {
+        case RTF_POLICY_DEADLINE:
+                attr.sched_policy = SCHED_DEADLINE;
+                attr.sched_runtime = s->runtime_ns;
+                attr.sched_deadline = s->deadline_ns;
+                attr.sched_period = s->period_ns;
+                if (s->flags & RTF_SETTING_DL_OVERRUN)
+                        attr.sched_flags |= SCHED_FLAG_DL_OVERRUN;
+                break;
+        case RTF_POLICY_FIFO:
+        case RTF_POLICY_RR:
+                attr.sched_policy = s->policy == RTF_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
+                attr.sched_priority = s->priority;
+                break;
+        case RTF_POLICY_OTHER:
+                attr.sched_policy = SCHED_OTHER;
+                attr.sched_nice = t->original_nice;
+                break;
+        default:
+                return -EINVAL;
+        }
+        /* A promoted thread's children start as ordinary threads: nothing
+         * rtfd did not admit may inherit a real-time policy. */
+        if (s->policy != RTF_POLICY_OTHER)
+                attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+        if (!thread_alive(t))
+                return -ESRCH;
+        r = rtf_sched_setattr(t->tid, &attr, 0);
+        if (r < 0 && !thread_alive(t))
+                return -ESRCH;
+        return r;
+}
+
+static bool is_dl(const struct thread *t) {
+        return t->promoted && t->applied.policy == RTF_POLICY_DEADLINE;
+}
+
+/* Steps without rollback; the caller restores. */
+static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
+                       struct cpuset *cs, uint32_t n_cpus) {
+        static const struct rtf_sched_setting other = { .policy = RTF_POLICY_OTHER, .cpu = -1 };
+        int r;
+
+        if (s->policy == RTF_POLICY_DEADLINE) {
+                int want_part = s->cpu >= 0 && cs->active && (uint32_t)s->cpu < cs->n_cpus &&
+                                cs->partitioned[s->cpu] ? s->cpu : -1;
+
+                /* A DEADLINE thread can neither change root domain nor
+                 * affinity: step down to SCHED_OTHER (never an unmanaged
+                 * real-time policy) before moving it. */
+                if (is_dl(t) && (t->cpuset_cpu != want_part || t->applied.cpu != s->cpu)) {
+                        r = set_attr(t, &other);
+                        if (r < 0)
+                                return r;
+                        t->promoted = false;
+                }
+                if (t->cpuset_cpu != want_part) {
+                        r = cpuset_move_thread(cs, t->tid, want_part);
+                        if (r < 0)
+                                return r;
+                        t->cpuset_cpu = want_part;
+                }
+                if (!is_dl(t) && want_part < 0) {
+                        r = set_affinity(t->tid, s->cpu, n_cpus);
+                        if (r < 0)
+                                return r;
+                }
+                r = set_attr(t, s);
+                if (r < 0)
+                        return r;
+        } else {
+                /* Off DEADLINE first (its affinity cannot change), else pin
+                 * first so that the new priority never runs on a foreign CPU. */
+                if (is_dl(t) || s->policy == RTF_POLICY_OTHER) {
+                        r = set_attr(t, s);
+                        if (r < 0)
+                                return r;
+                }
+                if (t->cpuset_cpu >= 0) {
+                        r = cpuset_move_thread(cs, t->tid, -1);
+                        if (r < 0)
+                                return r;
+                        t->cpuset_cpu = -1;
+                }
+                r = set_affinity(t->tid, s->cpu, n_cpus);
+                if (r < 0)
+                        return r;
+                if (!is_dl(t) && s->policy != RTF_POLICY_OTHER) {
+                        r = set_attr(t, s);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (s->policy == RTF_POLICY_OTHER) {
+                t->promoted = false;
+        } else {
+                t->promoted = true;
+                t->applied = *s;
+        }
+        return 0;
+}
+
+int thread_apply(struct thread *t, const struct rtf_sched_setting *s,
+                 struct cpuset *cs, uint32_t n_cpus) {
+        struct rtf_sched_setting previous = t->applied;
+        bool was_promoted = t->promoted;
+        int r;
+
+        r = apply_steps(t, s, cs, n_cpus);
+        if (r >= 0 || r == -ESRCH)
+                return r;
+        if (was_promoted && apply_steps(t, &previous, cs, n_cpus) >= 0)
+                return r;
+        if (thread_demote(t, cs, n_cpus) < 0 && thread_alive(t))
+                log_warning("Thread %d could be neither updated nor demoted", (int)t->tid);
+        return r;
+}
+
+int thread_demote(struct thread *t, struct cpuset *cs, uint32_t n_cpus) {
+        static const struct rtf_sched_setting other = { .policy = RTF_POLICY_OTHER, .cpu = -1 };
+
+        return apply_steps(t, &other, cs, n_cpus);
+}
+
+int sched_text_parse_dl(const char *text, size_t len, int64_t *ret_runtime_ns,
+                        int64_t *ret_deadline_ns) {
+        long long runtime = 0, deadline = 0;
+        bool have_runtime = false, have_deadline = false;
+        const char *p = text, *end = text + len;
+
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                char line[128];
+
+                if (n < sizeof(line)) {
+                        memcpy(line, p, n);
+                        line[n] = 0;
+                        if (sscanf(line, "dl.runtime : %lld", &runtime) == 1)
+                                have_runtime = true;
+                        else if (sscanf(line, "dl.deadline : %lld", &deadline) == 1)
+                                have_deadline = true;
+                }
+                p += n + 1;
+        }
+        if (!have_runtime || !have_deadline)
+                return -ENODATA;
+        *ret_runtime_ns = runtime;
+        *ret_deadline_ns = deadline;
+        return 0;
+}
+
+int thread_read_dl_state(const struct thread *t, int64_t *ret_runtime_ns,
+                         int64_t *ret_deadline_ns) {
+        char buf[8192], name[64];
+        int n;
+
+        snprintf(name, sizeof(name), "task/%d/sched", (int)t->tid);
+        n = read_proc(t->tgid, name, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        if (!thread_alive(t))
+                return -ESRCH;
+        return sched_text_parse_dl(buf, (size_t)n, ret_runtime_ns, ret_deadline_ns);
+}
