@@ -20,6 +20,14 @@
  *
  * The library is thread-safe: one connection per process, requests are
  * serialised on it.  It never aborts and never prints.
+ *
+ * Environment, read by rtf_connect() (ignored in setuid programs):
+ *   RTF_SOCKET      the socket of rtfd (default RTF_DEFAULT_SOCKET)
+ *   RTF_TIMEOUT_MS  how long a request waits for rtfd's reply, 1..3600000
+ *                   (default 5000); past it the request fails with
+ *                   RTF_CONNECTION_ERR and the connection is closed.
+ * After fork() the child does not share its parent's connection: its
+ * requests fail with -ENOTCONN until it calls rtf_connect() itself.
  */
 #pragma once
 
@@ -105,7 +113,13 @@ struct rtf_spec {
 RTF_PUBLIC rtf_result_t rtf_connect(void);
 RTF_PUBLIC rtf_result_t rtf_disconnect(void);
 
-/* Parameters (Table 3).  Setters return 0 or -EINVAL. */
+/*
+ * Parameters (Table 3).  Setters return 0 or -EINVAL.  Times must be in
+ * [1, 2^32) us (2^32 us is about 71 minutes); priorities in 1..99; a
+ * scheduler name has 1..31 characters, NULL or "" clears it.  Getters return
+ * 0 (NULL for the scheduler) for a parameter that was not set.  Only
+ * p->size == sizeof(struct rtf_params) is accepted.
+ */
 RTF_PUBLIC int rtf_params_init(struct rtf_params *p);
 RTF_PUBLIC int rtf_params_set_period(struct rtf_params *p, uint64_t us);
 RTF_PUBLIC int rtf_params_set_runtime(struct rtf_params *p, uint64_t us);
@@ -150,12 +164,19 @@ RTF_PUBLIC int64_t rtf_spec_get_accepted_runtime(const struct rtf_spec *s);
 
 /* Periodic tasks on an absolute CLOCK_MONOTONIC timeline. */
 RTF_PUBLIC int rtf_task_start(struct rtf_spec *s);
-/* Sleeps until the next release; returns the releases missed (>= 0) or -errno. */
+/*
+ * Sleeps until the next release; returns the releases missed (>= 0) or -errno.
+ * A release already past when the job ends is skipped (missed); s->jobs
+ * counts ended jobs, s->overruns those that ended after their next release.
+ */
 RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s);
 
 /* Text for any result of this API (RTF_* or negative errno). */
 RTF_PUBLIC const char *rtf_strerror(int result);
-/* The daemon's explanation of the last refusal seen by this thread, or "". */
+/*
+ * The explanation of this thread's last request: the daemon's reason for a
+ * refusal, or why rtfd could not be reached; "" if there is none.
+ */
 RTF_PUBLIC const char *rtf_last_reason(void);
 
 #ifdef __cplusplus

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct dl_sample {
@@ -23,3 +24,8 @@ struct dl_sample {
 
 bool dl_state_is_stuck(const struct dl_sample *prev, const struct dl_sample *cur,
                        uint64_t period_ns, uint64_t rel_deadline_ns);
+
+/* dl.runtime and dl.deadline from the text of /proc/<tid>/sched;
+ * -ENODATA when the thread is not SCHED_DEADLINE. */
+int sched_text_parse_dl(const char *text, size_t len, int64_t *ret_runtime_ns,
+                        int64_t *ret_deadline_ns);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "dl-health.h"
 #include "log.h"
 #include "sched-attr.h"
 #include "thread.h"
@@ -161,6 +162,32 @@ static bool is_dl(const struct thread *t) {
         return t->promoted && t->applied.policy == RTF_POLICY_DEADLINE;
 }
 
+/*
+ * A sleeping thread stays on the CPU it last ran on until it wakes up, even
+ * after its cpuset moved it: outside the partition's root domain, where the
+ * kernel refuses SCHED_DEADLINE (EPERM).  A client blocked in its attach
+ * request is such a thread.  Give it SCHED_DEADLINE in the root domain it
+ * is still in, then let the cpuset move carry its bandwidth into the
+ * partition (the kernel accounts DEADLINE tasks that change cpusets).
+ */
+static int enter_partition_as_dl(struct thread *t, const struct rtf_sched_setting *s, struct cpuset *cs,
+                                 int cpu) {
+        int r;
+
+        r = cpuset_move_thread(cs, t->tid, -1);
+        if (r < 0)
+                return r;
+        t->cpuset_cpu = -1;
+        r = set_attr(t, s);
+        if (r < 0)
+                return r;
+        r = cpuset_move_thread(cs, t->tid, cpu);
+        if (r < 0)
+                return r;
+        t->cpuset_cpu = cpu;
+        return 0;
+}
+
 /* Steps without rollback; the caller restores. */
 static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
                        struct cpuset *cs, uint32_t n_cpus) {
@@ -192,6 +219,8 @@ static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
                                 return r;
                 }
                 r = set_attr(t, s);
+                if (r == -EPERM && want_part >= 0 && !is_dl(t))
+                        r = enter_partition_as_dl(t, s, cs, want_part);
                 if (r < 0)
                         return r;
         } else {
@@ -246,34 +275,6 @@ int thread_demote(struct thread *t, struct cpuset *cs, uint32_t n_cpus) {
         static const struct rtf_sched_setting other = { .policy = RTF_POLICY_OTHER, .cpu = -1 };
 
         return apply_steps(t, &other, cs, n_cpus);
-}
-
-int sched_text_parse_dl(const char *text, size_t len, int64_t *ret_runtime_ns,
-                        int64_t *ret_deadline_ns) {
-        long long runtime = 0, deadline = 0;
-        bool have_runtime = false, have_deadline = false;
-        const char *p = text, *end = text + len;
-
-        while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t)(end - p));
-                size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-                char line[128];
-
-                if (n < sizeof(line)) {
-                        memcpy(line, p, n);
-                        line[n] = 0;
-                        if (sscanf(line, "dl.runtime : %lld", &runtime) == 1)
-                                have_runtime = true;
-                        else if (sscanf(line, "dl.deadline : %lld", &deadline) == 1)
-                                have_deadline = true;
-                }
-                p += n + 1;
-        }
-        if (!have_runtime || !have_deadline)
-                return -ENODATA;
-        *ret_runtime_ns = runtime;
-        *ret_deadline_ns = deadline;
-        return 0;
 }
 
 int thread_read_dl_state(const struct thread *t, int64_t *ret_runtime_ns,

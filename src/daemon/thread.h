@@ -49,8 +49,6 @@ int thread_apply(struct thread *t, const struct rtf_sched_setting *s,
 /* Back to SCHED_OTHER (its original nice value) on all CPUs. */
 int thread_demote(struct thread *t, struct cpuset *cs, uint32_t n_cpus);
 
-/* DEADLINE run-time state from /proc/<tid>/sched (pure parser, for tests). */
-int sched_text_parse_dl(const char *text, size_t len, int64_t *ret_runtime_ns,
-                        int64_t *ret_deadline_ns);
+/* DEADLINE run-time state from /proc/<tgid>/task/<tid>/sched. */
 int thread_read_dl_state(const struct thread *t, int64_t *ret_runtime_ns,
                          int64_t *ret_deadline_ns);

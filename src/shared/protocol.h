@@ -169,19 +169,25 @@ enum {
         RTF_PROTO_E_ROWS,               /* row count inconsistent with size */
 };
 
-/* Size of a packet of `type` (rows: with `count` rows), 0 if the type is unknown. */
+/*
+ * Size of a packet of `type` (rows: with `count` rows), 0 if the type is
+ * unknown or `count` exceeds RTF_STATUS_ROWS_MAX / RTF_TASKS_ROWS_MAX.
+ */
 size_t rtf_msg_size(uint16_t type, uint32_t count);
 
 /*
- * Decode one packet of `len` bytes into *ret.  Returns 0, or one of
- * RTF_PROTO_E_*; *ret is written only on success.
+ * Decode one packet of `len` bytes (need not be aligned) into *ret.  Returns
+ * 0, one of RTF_PROTO_E_*, or -EINVAL for a NULL argument; *ret is written
+ * only on success, and then entirely (rows beyond `count` are zero).  Rows
+ * replies must have start + count <= total unless count is 0.
  */
 int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret);
 
 /*
  * Encode *msg (header.type, header.seq and the body are read; version and
- * size are filled in) into buf.  Returns the packet size, or -ENOBUFS /
- * -EINVAL.
+ * size are filled in, header.reserved is written as zero) into buf.  Returns
+ * the packet size, -ENOBUFS if buflen is too small, or -EINVAL if the type is
+ * unknown or the message would not pass rtf_msg_decode().
  */
 int rtf_msg_encode(const struct rtf_msg *msg, void *buf, size_t buflen);
 

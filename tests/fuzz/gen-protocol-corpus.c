@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Writes the seed corpus of fuzz-protocol: one valid packet of every message
+ * type (rows replies with 0, 1 and 2 rows), each encoded by rtf_msg_encode()
+ * so the seeds follow the header if a layout ever changes.
+ *
+ *   gen-protocol-corpus DIRECTORY
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol.h"
+
+static int write_packet(int dfd, const char *name, const struct rtf_msg *m) {
+        uint8_t buf[RTF_MSG_MAX];
+        size_t done = 0;
+        int n, fd;
+
+        n = rtf_msg_encode(m, buf, sizeof(buf));
+        if (n < 0) {
+                fprintf(stderr, "%s: cannot encode: %s\n", name, strerror(-n));
+                return n;
+        }
+
+        fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        if (fd < 0) {
+                int r = -errno;
+
+                fprintf(stderr, "%s: %s\n", name, strerror(-r));
+                return r;
+        }
+        while (done < (size_t)n) {
+                ssize_t w = write(fd, buf + done, (size_t)n - done);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0) {
+                        int r = -errno;
+
+                        fprintf(stderr, "%s: %s\n", name, strerror(-r));
+                        close(fd);
+                        return r;
+                }
+                done += (size_t)w;
+        }
+        if (close(fd) < 0) {
+                int r = -errno;
+
+                fprintf(stderr, "%s: %s\n", name, strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+static void params(struct rtf_wire_params *w, const char *plugin) {
+        w->flags = RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_DES_RUNTIME |
+                RTF_PARAM_HAS_DEADLINE | RTF_PARAM_HAS_SCHEDULER;
+        w->priority = 0;
+        w->period_us = 10000;
+        w->runtime_us = 1000;
+        w->des_runtime_us = 2000;
+        w->deadline_us = 8000;
+        snprintf(w->plugin, sizeof(w->plugin), "%s", plugin);
+}
+
+static void core(struct rtf_wire_core *c, const char *plugin, const char *policy, int32_t cpu) {
+        snprintf(c->plugin, sizeof(c->plugin), "%s", plugin);
+        snprintf(c->policy, sizeof(c->policy), "%s", policy);
+        c->cpu = cpu;
+        c->partitioned = 1;
+        c->tasks = 2;
+        c->prio_min = 50;
+        c->prio_max = 99;
+        c->prio_lowest = 60;
+        c->prio_highest = 70;
+        c->utilization_ppm = 350000;
+}
+
+static void task(struct rtf_wire_task *t, uint64_t id) {
+        t->id = id;
+        t->uid = 1000;
+        t->pid = 4242;
+        t->tid = 4243;
+        t->cpu = 1;
+        t->priority = 80;
+        t->accepted_runtime_us = 1500;
+        params(&t->params, "EDF");
+}
+
+int main(int argc, char **argv) {
+        static struct rtf_msg m;
+        int dfd, r = 0;
+
+        if (argc != 2) {
+                fprintf(stderr, "Usage: %s DIRECTORY\n", argv[0]);
+                return EXIT_FAILURE;
+        }
+        dfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+                return EXIT_FAILURE;
+        }
+
+#define RESET(t) do { memset(&m, 0, sizeof(m)); m.header.type = (t); m.header.seq = 7; } while (0)
+#define WRITE(name) do { if (write_packet(dfd, (name), &m) < 0) r = -1; } while (0)
+
+        RESET(RTF_MSG_CREATE);
+        params(&m.create.params, "EDF");
+        WRITE("create");
+        RESET(RTF_MSG_CREATE);
+        params(&m.create.params, "");
+        WRITE("create-any-plugin");
+
+        RESET(RTF_MSG_CHANGE);
+        m.change.id = 1;
+        params(&m.change.params, "RM1");
+        WRITE("change");
+
+        RESET(RTF_MSG_RELEASE);
+        m.id.id = 1;
+        WRITE("release");
+
+        RESET(RTF_MSG_ATTACH);
+        m.attach.id = 1;
+        m.attach.tid = 4243;
+        WRITE("attach");
+
+        RESET(RTF_MSG_DETACH);
+        m.id.id = 1;
+        WRITE("detach");
+
+        RESET(RTF_MSG_STATUS);
+        WRITE("status");
+
+        RESET(RTF_MSG_TASKS);
+        m.list.start = 2;
+        WRITE("tasks");
+
+        RESET(RTF_MSG_REPLY);
+        m.reply.result = RTF_OK;
+        m.reply.priority = 80;
+        m.reply.id = 1;
+        m.reply.accepted_runtime_us = 1500;
+        m.reply.cpu = 1;
+        snprintf(m.reply.plugin, sizeof(m.reply.plugin), "EDF");
+        WRITE("reply-ok");
+        RESET(RTF_MSG_REPLY);
+        m.reply.result = RTF_SCHEDULE_FAIL;
+        m.reply.cpu = -1;
+        snprintf(m.reply.reason, sizeof(m.reply.reason), "no plugin could admit the task");
+        WRITE("reply-refused");
+
+        RESET(RTF_MSG_STATUS_REPLY);
+        m.rows.total = 0;
+        WRITE("status-reply-empty");
+        RESET(RTF_MSG_STATUS_REPLY);
+        m.rows.total = 3;
+        m.rows.count = 1;
+        core(&m.rows.cores[0], "EDF", "DEADLINE", 0);
+        WRITE("status-reply-1");
+        RESET(RTF_MSG_STATUS_REPLY);
+        m.rows.total = 3;
+        m.rows.start = 1;
+        m.rows.count = 2;
+        core(&m.rows.cores[0], "RM1", "FIFO", 1);
+        core(&m.rows.cores[1], "RR", "RR", 1);
+        WRITE("status-reply-2");
+
+        RESET(RTF_MSG_TASKS_REPLY);
+        WRITE("tasks-reply-empty");
+        RESET(RTF_MSG_TASKS_REPLY);
+        m.rows.total = 2;
+        m.rows.count = 1;
+        task(&m.rows.tasks[0], 1);
+        WRITE("tasks-reply-1");
+        RESET(RTF_MSG_TASKS_REPLY);
+        m.rows.total = 2;
+        m.rows.count = 2;
+        task(&m.rows.tasks[0], 1);
+        task(&m.rows.tasks[1], 2);
+        WRITE("tasks-reply-2");
+
+        close(dfd);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
