@@ -186,17 +186,18 @@ static void task_body(void) {
 #undef rtf_spec_release
 
 static const char *policy_name(int policy) {
-        switch (policy) {
+        /* rtfd sets reset-on-fork, which sched_getscheduler() reports as a flag */
+        switch (policy & ~SCHED_RESET_ON_FORK) {
         case SCHED_OTHER:
                 return "SCHED_OTHER (not real-time)";
+        case SCHED_BATCH:
+                return "SCHED_BATCH (not real-time)";
         case SCHED_FIFO:
                 return "SCHED_FIFO";
         case SCHED_RR:
                 return "SCHED_RR";
-#ifdef SCHED_DEADLINE
-        case SCHED_DEADLINE:
+        case 6:         /* SCHED_DEADLINE, which glibc's <sched.h> may lack */
                 return "SCHED_DEADLINE";
-#endif
         }
         return "unknown";
 }

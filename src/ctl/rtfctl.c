@@ -110,7 +110,7 @@ static json_object *task_json(const struct rtf_wire_task *t) {
 
 static void print_core(const struct rtf_wire_core *c, bool header) {
         if (header)
-                printf("# %-10s %-8s %4s %5s %6s %-9s %-9s %s\n", "plugin", "policy", "cpu", "part", "tasks",
+                printf("# %-10s %-8s %4s %5s %6s %-9s %-9s %s\n", "plugin", "type", "cpu", "part", "tasks",
                        "range", "in-use", "utilisation");
         char range[24], used[24];
         snprintf(range, sizeof(range), "%" PRIu32 "-%" PRIu32, c->prio_min, c->prio_max);

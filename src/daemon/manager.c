@@ -359,7 +359,7 @@ struct choice {
 static int choose(struct owner *o, const struct rtf_wire_params *w, const struct rtf_task_params *req,
                   const struct spec *current, struct choice *ret, struct rtf_msg_reply *r) {
         struct choice partial = { 0 };
-        char first_no[RTF_REASON_MAX] = "";
+        char first_no[RTF_PLUGIN_NAME_MAX + RTF_PLUGIN_REASON_MAX + 2] = "";
         bool any_acl_ok = false, named = w->plugin[0];
 
         for (uint32_t i = 0; i < m.set.n; i++) {
@@ -899,15 +899,20 @@ static void log_set(const struct plugin_set *set, bool builtin) {
 
 static int parse_u32_setting(const struct rtf_config *c, const char *key, uint32_t *value) {
         const char *v = rtf_config_get_setting(c, key);
+        unsigned line = 0;
         char *end;
         unsigned long n;
 
         if (!v)
                 return 0;
+        for (uint32_t i = 0; i < c->n_settings && !line; i++)
+                if (strcmp(c->settings[i].key, key) == 0)
+                        line = c->settings[i].line;
         errno = 0;
         n = strtoul(v, &end, 10);
         if (errno || *end || end == v || n == 0 || n > UINT32_MAX || v[0] == '-')
-                return log_error_errno(EINVAL, "set %s: \"%s\" is not a positive number", key, v);
+                return log_error_errno(EINVAL, "%s:%u: set %s: \"%s\" is not a positive number",
+                                       m.opt.config_path, line, key, v);
         *value = (uint32_t)n;
         return 0;
 }
@@ -922,8 +927,8 @@ static int apply_settings(const struct rtf_config *c) {
                 for (size_t k = 0; k < ELEMENTSOF(known); k++)
                         ok |= strcmp(c->settings[i].key, known[k]) == 0;
                 if (!ok)
-                        return log_error_errno(EINVAL, "Line %u: unknown setting \"%s\"", c->settings[i].line,
-                                               c->settings[i].key);
+                        return log_error_errno(EINVAL, "%s:%u: unknown setting \"%s\"", m.opt.config_path,
+                                               c->settings[i].line, c->settings[i].key);
         }
         m.opt.max_specs_per_owner = m.base.max_specs_per_owner;
         m.opt.max_specs = m.base.max_specs;

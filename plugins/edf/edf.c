@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * EDF.so: SCHED_DEADLINE (ReTiF paper, section 5.1).
+ *
+ * Partitioned EDF with worst-fit allocation and the utilisation test of
+ * eqs. 1-4 when the daemon gave each of our CPUs a root domain of its own:
+ * only then may a DEADLINE thread be pinned (PLATFORM.md).  Otherwise the
+ * kernel runs global EDF over the root domain, the threads stay unpinned,
+ * and we admit with the global density bound over our n_cpus CPUs.
+ *
+ * Table 6: period and runtime mandatory, deadline and desired runtime
+ * optional, priority ignored.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "rtf/rtf.h"
+
+/*
+ * The kernel's limits (__checkparam_dl, sysctl_sched_dl_period_{min,max}
+ * defaults): runtime >= 1024 ns, so 2 us is the shortest whole-us runtime;
+ * period in [100 us, 2^22 us].  An administrator may widen the sysctls; we
+ * keep the defaults so that what we admit the kernel accepts.
+ */
+#define EDF_RUNTIME_MIN_US 2ULL
+#define EDF_PERIOD_MIN_US 100ULL
+#define EDF_PERIOD_MAX_US (1ULL << 22)
+/* 0.95 per root domain minus the 5 % fair-server reservation, with a margin. */
+#define EDF_UTIL_THR_DEFAULT 900000000ULL
+
+struct edf_state {
+        struct plugin_base base;
+        uint64_t util_thr;
+        bool global;
+        /* global mode: every task is in the pool, none on a core */
+        struct plugin_list pool;
+        uint32_t pool_tasks;
+        uint64_t density_sum;
+        uint64_t density_max;
+};
+
+static uint64_t edf_deadline(const struct rtf_task_params *p) {
+        return p->flags & RTF_PARAM_HAS_DEADLINE ? p->deadline_us : p->period_us;
+}
+
+static void edf_fini(void *state) {
+        struct edf_state *s = state;
+
+        if (!s)
+                return;
+        while (s->pool.next && s->pool.next != &s->pool) {
+                struct plugin_node *n = plugin_node_of(s->pool.next);
+
+                plugin_list_remove(&n->link);
+                free(n);
+        }
+        plugin_base_fini(&s->base);
+        free(s);
+}
+
+static int edf_init(const struct rtf_plugin_host *host, const struct rtf_plugin_config *config,
+                    void **ret_state) {
+        struct edf_state *s;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->util_thr = EDF_UTIL_THR_DEFAULT;
+        plugin_list_init(&s->pool);
+
+        const struct plugin_option options[] = {
+                { "util", PLUGIN_OPTION_UTIL, &s->util_thr, 0, 0 },
+        };
+        /* The priority range means nothing to SCHED_DEADLINE ("100-100" is nominal). */
+        r = plugin_base_init(&s->base, "EDF", host, config, options,
+                             sizeof(options) / sizeof(options[0]), false);
+        if (r < 0) {
+                free(s);
+                return r;
+        }
+
+        s->global = !config->partitioned;
+        for (uint32_t i = 0; !s->global && i < config->n_cpus; i++)
+                s->global = !config->partitioned[i];
+        if (s->global)
+                plugin_log(&s->base, RTF_LOG_NOTICE,
+                           "%u CPUs without partitions of their own: global EDF, density bound, "
+                           "threads not pinned, U_thr %.3f",
+                           s->base.n_cpus, plugin_util(s->util_thr));
+        else
+                plugin_log(&s->base, RTF_LOG_INFO,
+                           "%u partitioned CPUs: partitioned EDF, worst-fit, U_thr %.3f",
+                           s->base.n_cpus, plugin_util(s->util_thr));
+        *ret_state = s;
+        return 0;
+}
+
+/* Largest density in the pool, not counting `exclude`: O(pool), only when it held the max. */
+static uint64_t pool_max(const struct edf_state *s, const struct plugin_node *exclude) {
+        const struct plugin_list *l;
+        uint64_t max = 0;
+
+        PLUGIN_LIST_FOREACH(l, &s->pool) {
+                const struct plugin_node *n = plugin_node_of((struct plugin_list *)l);
+
+                if (n != exclude && n->util > max)
+                        max = n->util;
+        }
+        return max;
+}
+
+static int edf_check_params(const struct rtf_task_params *req, struct rtf_plugin_decision *ret) {
+        uint64_t deadline = edf_deadline(req);
+
+        if ((req->flags & (RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME)) !=
+            (RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME)) {
+                plugin_reason(ret, "EDF: period and runtime are mandatory");
+                return -EINVAL;
+        }
+        if (req->period_us < EDF_PERIOD_MIN_US || req->period_us > EDF_PERIOD_MAX_US) {
+                plugin_reason(ret, "EDF: period %llu us outside %llu..%llu us",
+                              (unsigned long long)req->period_us, EDF_PERIOD_MIN_US,
+                              EDF_PERIOD_MAX_US);
+                return -EINVAL;
+        }
+        if (deadline == 0 || deadline > req->period_us) {
+                plugin_reason(ret, "EDF: deadline %llu us must be in 1..period (%llu us)",
+                              (unsigned long long)deadline, (unsigned long long)req->period_us);
+                return -EINVAL;
+        }
+        if (req->runtime_us < EDF_RUNTIME_MIN_US || req->runtime_us > deadline) {
+                plugin_reason(ret, "EDF: runtime %llu us must be in %llu..deadline (%llu us)",
+                              (unsigned long long)req->runtime_us, EDF_RUNTIME_MIN_US,
+                              (unsigned long long)deadline);
+                return -EINVAL;
+        }
+        if ((req->flags & RTF_PARAM_HAS_DES_RUNTIME) && req->des_runtime_us < req->runtime_us) {
+                plugin_reason(ret, "EDF: desired runtime %llu us below runtime %llu us",
+                              (unsigned long long)req->des_runtime_us,
+                              (unsigned long long)req->runtime_us);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
+                        const struct rtf_plugin_task *exclude, struct rtf_plugin_decision *ret) {
+        struct plugin_base *b = &s->base;
+        const struct plugin_node *own = exclude ? exclude->plugin_data : NULL;
+        struct adm_edf_request r = {
+                .runtime_us = req->runtime_us,
+                .window_us = edf_deadline(req),
+        };
+        struct adm_edf_result res;
+        int k;
+
+        *ret = (struct rtf_plugin_decision) { .core = -1 };
+        if (edf_check_params(req, ret) < 0)
+                return RTF_PLUGIN_NO;
+        if (req->flags & RTF_PARAM_HAS_DES_RUNTIME)
+                /* More than the deadline is never usable. */
+                r.des_runtime_us = req->des_runtime_us < r.window_us ? req->des_runtime_us : r.window_us;
+
+        k = plugin_node_reserve(b);
+        if (k < 0)
+                return k;
+
+        if (s->global) {
+                uint64_t sum = s->density_sum, max = s->density_max;
+
+                if (own) {
+                        sum -= own->util;
+                        if (own->util == max)
+                                max = pool_max(s, own);
+                }
+                if (s->pool_tasks - (own != NULL) >= b->max_tasks * b->n_cpus) {
+                        plugin_reason(ret, "EDF: %u tasks already", s->pool_tasks);
+                        return RTF_PLUGIN_NO;
+                }
+                k = adm_edf_test_global(sum, max, b->n_cpus, s->util_thr, &r, &res);
+                if (k < 0)
+                        return k;
+                if (k != ADM_ADMIT)
+                        plugin_reason(ret, "EDF: global on %u CPUs: density %.3f + %.3f (max %.3f) "
+                                      "over the bound at U_thr %.3f",
+                                      b->n_cpus, plugin_util(sum), plugin_util(res.util),
+                                      plugin_util(max > res.util ? max : res.util),
+                                      plugin_util(s->util_thr));
+        } else {
+                const struct plugin_core *c;
+                uint64_t load;
+
+                if (plugin_cores_by_load(b, exclude, own ? own->util : 0, false, b->ranked) == 0) {
+                        plugin_reason(ret, "EDF: every core holds %u tasks", b->max_tasks);
+                        return RTF_PLUGIN_NO;
+                }
+                /* Eq. 3 passes on some core iff it passes on the least loaded one. */
+                ret->core = (int32_t)b->ranked[0];
+                c = &b->cores[ret->core];
+                load = c->util - (own && exclude->core == ret->core ? own->util : 0);
+                k = adm_edf_test_core(load, s->util_thr, &r, &res);
+                if (k < 0)
+                        return k;
+                if (k != ADM_ADMIT)
+                        plugin_reason(ret, "EDF: CPU %u utilisation %.3f + %.3f > %.3f", c->cpu,
+                                      plugin_util(load), plugin_util(res.util),
+                                      plugin_util(s->util_thr));
+        }
+
+        if (k != ADM_ADMIT) {
+                if (!(req->flags & RTF_PARAM_IGNORE_ADMISSION)) {
+                        ret->core = -1;
+                        return RTF_PLUGIN_NO;
+                }
+                /* The daemon's ACL let this client skip the test; it gets Q and no more. */
+                ret->accepted_runtime_us = req->runtime_us;
+                plugin_reason(ret, "EDF: test failed, admitted with runtime %llu us "
+                              "(admission test ignored)",
+                              (unsigned long long)req->runtime_us);
+                return RTF_PLUGIN_OK;
+        }
+        ret->accepted_runtime_us = res.accepted_runtime_us;
+        return RTF_PLUGIN_OK;
+}
+
+static int edf_accept(void *state, const struct rtf_task_params *req,
+                      struct rtf_plugin_decision *ret) {
+        struct rtf_plugin_decision d;
+        int r = edf_evaluate(state, req, NULL, &d);
+
+        if (r >= 0)
+                *ret = d;
+        return r;
+}
+
+static int edf_change(void *state, const struct rtf_plugin_task *task,
+                      const struct rtf_task_params *req, struct rtf_plugin_decision *ret) {
+        struct rtf_plugin_decision d;
+        int r;
+
+        if (!task->plugin_data)
+                return -EINVAL;
+        r = edf_evaluate(state, req, task, &d);
+        if (r >= 0)
+                *ret = d;
+        return r;
+}
+
+static int edf_schedule(void *state, struct rtf_plugin_task *task,
+                        const struct rtf_plugin_decision *decision) {
+        struct edf_state *s = state;
+        struct plugin_base *b = &s->base;
+        uint64_t window = edf_deadline(&task->params);
+        struct plugin_node *n;
+
+        if (window == 0 || window > ADM_TIME_MAX_US || decision->accepted_runtime_us == 0 ||
+            decision->accepted_runtime_us > window)
+                return -EINVAL;
+        if (!s->global && plugin_check_core(b, decision->core) < 0)
+                return -EINVAL;
+        n = plugin_node_take(b, task);
+        if (!n)
+                return -ENOMEM;
+        /* The kernel reserves the accepted runtime, so that is what loads the CPU. */
+        n->util = adm_util_up(decision->accepted_runtime_us, window);
+
+        if (s->global) {
+                plugin_list_append(&s->pool, &n->link);
+                s->pool_tasks++;
+                s->density_sum += n->util;
+                if (n->util > s->density_max)
+                        s->density_max = n->util;
+                task->core = -1;
+        } else {
+                struct plugin_core *c = &b->cores[decision->core];
+
+                plugin_list_append(&c->tasks, &n->link);
+                c->n_tasks++;
+                c->util += n->util;
+                task->core = decision->core;
+        }
+        task->priority = 0;
+        task->accepted_runtime_us = decision->accepted_runtime_us;
+        return 0;
+}
+
+static void edf_release(void *state, struct rtf_plugin_task *task) {
+        struct edf_state *s = state;
+        struct plugin_node *n = task->plugin_data;
+
+        if (!n)
+                return;
+        plugin_list_remove(&n->link);
+        if (s->global) {
+                s->pool_tasks--;
+                s->density_sum -= n->util;
+                if (n->util == s->density_max)
+                        s->density_max = pool_max(s, NULL);
+        } else if (plugin_check_core(&s->base, task->core) == 0) {
+                struct plugin_core *c = &s->base.cores[task->core];
+
+                c->n_tasks--;
+                c->util -= n->util;
+        }
+        plugin_node_release(&s->base, task);
+}
+
+static int edf_attach(void *state, const struct rtf_plugin_task *task,
+                      struct rtf_sched_setting *ret) {
+        struct edf_state *s = state;
+        int32_t cpu = -1;
+
+        if (!s->global) {
+                if (plugin_check_core(&s->base, task->core) < 0)
+                        return -EINVAL;
+                cpu = (int32_t)s->base.cores[task->core].cpu;
+        }
+        if (task->accepted_runtime_us == 0)
+                return -EINVAL;
+        *ret = (struct rtf_sched_setting) {
+                .policy = RTF_POLICY_DEADLINE,
+                .runtime_ns = task->accepted_runtime_us * 1000,
+                .deadline_ns = edf_deadline(&task->params) * 1000,
+                .period_ns = task->params.period_us * 1000,
+                .cpu = cpu,
+                .flags = RTF_SETTING_DL_OVERRUN,
+        };
+        return 0;
+}
+
+static int edf_core_status(void *state, uint32_t core_index, struct rtf_plugin_core_status *ret) {
+        struct edf_state *s = state;
+        uint32_t m = s->base.n_cpus;
+
+        if (core_index >= m)
+                return -EINVAL;
+        if (!s->global)
+                return plugin_core_status(state, core_index, ret);
+        /*
+         * Global: no task has a core.  Spread the pool's figures so that
+         * summing over the cores gives the pool's totals.
+         */
+        *ret = (struct rtf_plugin_core_status) {
+                .tasks = s->pool_tasks / m + (core_index < s->pool_tasks % m),
+                .utilization = plugin_util(s->density_sum) / m,
+        };
+        return 0;
+}
+
+static const struct rtf_plugin_ops edf_ops = {
+        .version = RTF_PLUGIN_ABI_VERSION,
+        .size = sizeof(struct rtf_plugin_ops),
+        .name = "EDF",
+        .flags = RTF_PLUGIN_WANTS_PARTITIONS,
+        .init = edf_init,
+        .fini = edf_fini,
+        .accept = edf_accept,
+        .change = edf_change,
+        .schedule = edf_schedule,
+        .release = edf_release,
+        .attach = edf_attach,
+        .core_status = edf_core_status,
+};
+
+const struct rtf_plugin_ops *rtf_plugin_entry(uint32_t host_abi_version) {
+        return host_abi_version == RTF_PLUGIN_ABI_VERSION ? &edf_ops : NULL;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Install what building and testing rtf needs, from Debian's packages.
+set -euo pipefail
+
+packages=(
+    meson ninja-build gcc clang libclang-rt-14-dev pkg-config  # build, fuzzers, sanitizers
+    libjson-c-dev                     # JSON output of rtfctl and the tools
+    python3 python3-pytest            # integration tests
+    rt-tests stress-ng                # real peers and load (cyclictest)
+    util-linux procps                 # setpriv, runuser, ps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "install-deps: need root to install: ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "# installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
