@@ -69,7 +69,7 @@ struct rtf_plugin_decision {
         int32_t core;                   /* index into the plugin's CPU list */
         uint32_t priority;              /* kernel priority, FIFO/RR only */
         uint64_t accepted_runtime_us;
-        char reason[RTF_PLUGIN_REASON_MAX]; /* for RTF_PLUGIN_NO */
+        char reason[RTF_PLUGIN_REASON_MAX]; /* why NO; for OK/PARTIAL, optional information */
 };
 
 /* One admitted task, owned by rtfd; the plugin may use plugin_data. */
@@ -169,8 +169,10 @@ struct rtf_plugin_ops {
         int (*change)(void *state, const struct rtf_plugin_task *task,
                       const struct rtf_task_params *req, struct rtf_plugin_decision *ret);
         /*
-         * Commit a decision this plugin just returned (no other call in
-         * between).  task->params already hold the new parameters.  Must not
+         * Commit a decision this plugin instance just returned (no other call
+         * to this instance in between; other instances may have been asked).
+         * task->params already hold the new parameters; schedule() writes
+         * task->core, task->priority and task->accepted_runtime_us.  Must not
          * fail for a decision just returned; returns 0 or a negative errno.
          */
         int (*schedule)(void *state, struct rtf_plugin_task *task,

@@ -76,13 +76,25 @@ static void cpu_list(char *buf, size_t size, const struct cpuset *cs, bool parti
                         len += snprintf(buf + len, size - len, "%s%" PRIu32, len ? "," : "", c);
 }
 
+/* Tasks that are exiting cannot be moved but keep the cpuset busy until they
+ * are gone, and tasks forked meanwhile land in it: retry for a while. */
+#define REMOVE_TRIES 100
+#define REMOVE_RETRY_USEC 10000
+
 static void remove_set(const char *root, const char *name) {
         char dir[512];
+        int r = 0;
 
         snprintf(dir, sizeof(dir), "%s/%s", root, name);
-        move_all_tasks(dir, root);
-        if (rmdir(dir) < 0 && errno != ENOENT)
-                log_warning_errno(errno, "Failed to remove cpuset %s: %m", dir);
+        for (int i = 0; i < REMOVE_TRIES; i++) {
+                move_all_tasks(dir, root);
+                r = rmdir(dir) < 0 ? -errno : 0;
+                if (r != -EBUSY)
+                        break;
+                usleep(REMOVE_RETRY_USEC);
+        }
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Failed to remove cpuset %s: %m", dir);
 }
 
 void cpuset_cleanup_stale(const char *root) {

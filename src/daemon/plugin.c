@@ -45,8 +45,12 @@ static int check_owner(int fd, const char *path) {
 }
 
 /* dlopen() the very file whose ownership was checked, through its fd, so
- * that nobody can swap it in between. */
-static void *open_checked(const struct rtf_config_plugin *cfg, const char *plugindir, int *ret_error) {
+ * that nobody can swap it in between.  The loader knows the object by the
+ * name "/proc/self/fd/N" and returns an already loaded object of the same
+ * name instead of opening the file: a plugin that stays loaded keeps its fd
+ * (ret_fd), so that no later plugin gets the same N. */
+static void *open_checked(const struct rtf_config_plugin *cfg, const char *plugindir, int *ret_fd,
+                          int *ret_error) {
         char path[RTF_CONFIG_WORD_MAX * 2 + 2], fdpath[64];
         void *dl;
         int fd, r;
@@ -68,11 +72,14 @@ static void *open_checked(const struct rtf_config_plugin *cfg, const char *plugi
         }
         snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
         dl = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
-        close(fd);
         if (!dl) {
                 log_error("Failed to load plugin %s: %s", path, dlerror());
                 *ret_error = -ENOEXEC;
         }
+        if (dl && ret_fd)
+                *ret_fd = fd;
+        else
+                close(fd);
         return dl;
 }
 
@@ -104,7 +111,7 @@ int plugin_peek_flags(const struct rtf_config_plugin *cfg, const char *plugindir
         void *dl;
         int r = 0;
 
-        dl = open_checked(cfg, plugindir, &r);
+        dl = open_checked(cfg, plugindir, NULL, &r);
         if (!dl)
                 return r;
         ops = entry_ops(dl, cfg->file, &r);
@@ -119,11 +126,12 @@ int plugin_load(struct plugin *p, const struct rtf_config_plugin *cfg, const cha
         int r = 0;
 
         memset(p, 0, sizeof(*p));
+        p->fd = -1;
         snprintf(p->name, sizeof(p->name), "%s", cfg->name);
         snprintf(p->file, sizeof(p->file), "%s", cfg->file);
         p->line = cfg->line;
 
-        p->dl = open_checked(cfg, plugindir, &r);
+        p->dl = open_checked(cfg, plugindir, &p->fd, &r);
         if (!p->dl)
                 return r;
         p->ops = entry_ops(p->dl, cfg->file, &r);
@@ -186,6 +194,7 @@ void plugin_unload(struct plugin *p) {
         if (p->dl)
                 dlclose(p->dl);
         p->dl = NULL;
+        p->fd = safe_close(p->fd);
         p->ops = NULL;
         if (p->options)
                 for (uint32_t i = 0; p->options[i]; i++)

@@ -25,6 +25,7 @@ struct plugin {
         char file[RTF_CONFIG_WORD_MAX];
         unsigned line;
         void *dl;
+        int fd;                         /* the file dl was loaded from, see open_checked() */
         const struct rtf_plugin_ops *ops;
         void *state;
         struct rtf_plugin_host host;

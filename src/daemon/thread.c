@@ -165,15 +165,24 @@ static bool is_dl(const struct thread *t) {
 /*
  * A sleeping thread stays on the CPU it last ran on until it wakes up, even
  * after its cpuset moved it: outside the partition's root domain, where the
- * kernel refuses SCHED_DEADLINE (EPERM).  A client blocked in its attach
- * request is such a thread.  Give it SCHED_DEADLINE in the root domain it
- * is still in, then let the cpuset move carry its bandwidth into the
- * partition (the kernel accounts DEADLINE tasks that change cpusets).
+ * kernel refuses any SCHED_DEADLINE setting (EPERM).  A client blocked in its
+ * attach request is such a thread.  Give it SCHED_DEADLINE in the root domain
+ * it is still in, then let the cpuset move carry its bandwidth into the
+ * partition (the kernel accounts DEADLINE tasks that change cpusets).  A
+ * DEADLINE thread steps down first; the bandwidth the kernel may keep for it
+ * is the leak that apply_setting() recovers.
  */
 static int enter_partition_as_dl(struct thread *t, const struct rtf_sched_setting *s, struct cpuset *cs,
                                  int cpu) {
+        static const struct rtf_sched_setting other = { .policy = RTF_POLICY_OTHER, .cpu = -1 };
         int r;
 
+        if (is_dl(t)) {
+                r = set_attr(t, &other);
+                if (r < 0)
+                        return r;
+                t->promoted = false;
+        }
         r = cpuset_move_thread(cs, t->tid, -1);
         if (r < 0)
                 return r;
@@ -219,7 +228,7 @@ static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
                                 return r;
                 }
                 r = set_attr(t, s);
-                if (r == -EPERM && want_part >= 0 && !is_dl(t))
+                if (r == -EPERM && want_part >= 0)
                         r = enter_partition_as_dl(t, s, cs, want_part);
                 if (r < 0)
                         return r;
