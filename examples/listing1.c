@@ -8,6 +8,9 @@
  *
  * Exit status 0 if rtfd admitted the task, attached it, and it ran all jobs.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE     /* SCHED_BATCH, SCHED_RESET_ON_FORK */
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
