@@ -6,6 +6,9 @@
  *
  *   periodic --period 5000 --runtime 500 --plugin EDF --jobs 200
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE     /* SCHED_RESET_ON_FORK */
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -187,17 +190,16 @@ detach:
 }
 
 static const char *policy_name(int policy) {
-        switch (policy) {
+        /* rtfd sets reset-on-fork, which sched_getscheduler() reports as a flag */
+        switch (policy & ~SCHED_RESET_ON_FORK) {
         case SCHED_OTHER:
                 return "SCHED_OTHER (not real-time)";
         case SCHED_FIFO:
                 return "SCHED_FIFO";
         case SCHED_RR:
                 return "SCHED_RR";
-#ifdef SCHED_DEADLINE
-        case SCHED_DEADLINE:
+        case 6:         /* SCHED_DEADLINE, which glibc's <sched.h> may lack */
                 return "SCHED_DEADLINE";
-#endif
         }
         return "unknown";
 }

@@ -26,6 +26,8 @@
 #include "server.h"
 
 #define DEFAULT_CONFIG RTF_SYSCONFDIR "/rtfd.conf"
+#define DEFAULT_ACL RTF_SYSCONFDIR "/acl.conf"
+#define DEFAULT_STATE_NAME "rtfd.state"
 #define WATCHDOG_INTERVAL_SEC 1
 
 static bool stop;
@@ -114,27 +116,33 @@ static void help(void) {
                "clients through scheduling plugins and applies them to their threads.\n\n"
                "  -c, --config FILE     configuration file (default %s;\n"
                "                        if absent, a built-in default is used)\n"
+               "  -a, --acl FILE        access-control policy (default %s; if absent,\n"
+               "                        only root may reserve anything)\n"
                "  -s, --socket PATH     listening socket (default %s)\n"
                "  -p, --plugindir DIR   where plugins are loaded from (default %s)\n"
                "      --default-config  use the built-in default, ignoring any file\n"
                "      --cpuset-root DIR cgroup v1 cpuset hierarchy (default /sys/fs/cgroup/cpuset)\n"
+               "      --state-file FILE threads rtfd promoted, to demote them after a crash\n"
+               "                        (default: " DEFAULT_STATE_NAME " beside the socket)\n"
                "  -f, --foreground      stay in the foreground (rtfd never forks; accepted\n"
                "                        for compatibility with service managers)\n"
                "  -t, --check-config    parse the configuration and the plugins, then exit\n"
                "  -v, --verbose         log debug messages\n"
                "  -h, --help            show this help\n"
                "      --version         show the version\n",
-               DEFAULT_CONFIG, RTF_DEFAULT_SOCKET, RTF_PLUGINDIR);
+               DEFAULT_CONFIG, DEFAULT_ACL, RTF_DEFAULT_SOCKET, RTF_PLUGINDIR);
 }
 
 int main(int argc, char **argv) {
-        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG };
+        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG, OPT_STATE_FILE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "socket", required_argument, NULL, 's' },
                 { "plugindir", required_argument, NULL, 'p' },
                 { "cpuset-root", required_argument, NULL, OPT_CPUSET_ROOT },
                 { "default-config", no_argument, NULL, OPT_DEFAULT_CONFIG },
+                { "acl", required_argument, NULL, 'a' },
+                { "state-file", required_argument, NULL, OPT_STATE_FILE },
                 { "foreground", no_argument, NULL, 'f' },
                 { "check-config", no_argument, NULL, 't' },
                 { "verbose", no_argument, NULL, 'v' },
@@ -143,22 +151,28 @@ int main(int argc, char **argv) {
                 { NULL, 0, NULL, 0 }
         };
         struct manager_options mo = {
+                .acl_path = DEFAULT_ACL,
                 .plugindir = RTF_PLUGINDIR,
                 .cpuset_root = "/sys/fs/cgroup/cpuset",
-                .max_specs_per_owner = 8192,
-                .max_specs = 65536,
+                .limits = LIMITS_DEFAULT,
         };
         struct server_options so = {
                 .socket_path = getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : RTF_DEFAULT_SOCKET,
-                .max_clients = 1024,
-                .max_clients_per_uid = 64,
         };
         const char *config = NULL;
+        char state_path[4096];
         bool check_only = false, builtin = false;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "c:s:p:ftvh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "a:c:s:p:ftvh", options, NULL)) >= 0) {
                 switch (c) {
+                case 'a':
+                        mo.acl_path = optarg;
+                        mo.acl_required = true;
+                        break;
+                case OPT_STATE_FILE:
+                        mo.state_path = optarg;
+                        break;
                 case 'c':
                         config = optarg;
                         break;
@@ -209,6 +223,17 @@ int main(int argc, char **argv) {
         else if (!builtin && access(DEFAULT_CONFIG, F_OK) == 0)
                 mo.config_path = DEFAULT_CONFIG;
 
+        if (!mo.state_path) {
+                const char *slash = strrchr(so.socket_path, '/');
+
+                if (slash)
+                        snprintf(state_path, sizeof(state_path), "%.*s/" DEFAULT_STATE_NAME,
+                                 (int)(slash - so.socket_path), so.socket_path);
+                else
+                        snprintf(state_path, sizeof(state_path), DEFAULT_STATE_NAME);
+                mo.state_path = state_path;
+        }
+
         if (check_only) {
                 r = manager_check_config(&mo);
                 if (r < 0)
@@ -218,9 +243,12 @@ int main(int argc, char **argv) {
         }
         if (geteuid() != 0)
                 log_warning("Not running as root: the kernel will refuse most scheduling changes");
-        /* rtfd's own latency matters to clients waiting on it; never page. */
+        /* rtfd's own latency matters to clients waiting on it; never page.
+         * (Not under AddressSanitizer, whose shadow memory is terabytes.) */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(RTF_SANITIZED)
         if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
                 log_debug_errno(errno, "mlockall failed: %m");
+#endif
 
         r = event_init();
         if (r < 0)

@@ -12,6 +12,7 @@
 
 #include <sys/epoll.h>
 
+#include "access.h"
 #include "config.h"
 #include "cpuset.h"
 #include "dl-health.h"
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "manager.h"
 #include "plugin.h"
+#include "state.h"
 #include "thread.h"
 
 struct spec {
@@ -36,6 +38,7 @@ struct spec {
         struct spec *all_prev, *all_next;       /* in id order, for listings */
         struct dl_sample last_sample;
         bool have_sample;
+        uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
 };
 
 struct plugin_set {
@@ -61,15 +64,15 @@ static struct {
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
+        struct uid_count {
+                uint32_t uid;
+                uint32_t specs;
+        } *uids;
+        size_t n_uids;
 } m;
 
-static void reason(struct rtf_msg_reply *r, const char *fmt, ...) _printf_(2, 3);
-static void reason(struct rtf_msg_reply *r, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
-        va_end(ap);
+const struct limits *manager_limits(void) {
+        return &m.opt.limits;
 }
 
 static void fail(struct rtf_msg_reply *r, int result, const char *fmt, ...) _printf_(3, 4);
@@ -203,31 +206,53 @@ static int validate(const struct rtf_wire_params *w, struct rtf_msg_reply *r) {
         return 0;
 }
 
-/*
- * Until the access-control policy exists, only root may reserve anything:
- * default deny, as section 4.3 of the paper demands.
- */
-static int acl_allows(const struct owner *o, const struct plugin *p, const struct rtf_task_params *req,
-                      struct rtf_msg_reply *r) {
-        if (o->uid == 0)
-                return 1;
-        reason(r, "no access-control rule grants uid %u the use of plugin %s", (unsigned)o->uid, p->name);
-        return 0;
+static uint32_t *uid_specs(uid_t uid, bool create) {
+        for (size_t i = 0; i < m.n_uids; i++)
+                if (m.uids[i].uid == uid)
+                        return &m.uids[i].specs;
+        if (create) {
+                struct uid_count *u = realloc(m.uids, (m.n_uids + 1) * sizeof(*u));
+
+                if (!u)
+                        return NULL;
+                m.uids = u;
+                m.uids[m.n_uids] = (struct uid_count){ .uid = uid };
+                return &m.uids[m.n_uids++].specs;
+        }
+        return NULL;
+}
+
+static void audit(const struct owner *o, const char *what, uint64_t id, const char *plugin, bool granted,
+                  unsigned line, const char *why) {
+        /* Root is not subject to the policy: its grants are not audit events. */
+        if (o->uid == 0 && granted)
+                return;
+        if (granted && line)
+                log_info("audit: uid %u pid %d %s spec %" PRIu64 " on %s: granted by %s:%u", (unsigned)o->uid,
+                         (int)o->pid, what, id, plugin, access_policy_name(), line);
+        else if (granted)
+                log_info("audit: uid %u pid %d %s spec %" PRIu64 " on %s: granted", (unsigned)o->uid, (int)o->pid,
+                         what, id, plugin);
+        else
+                log_notice("audit: uid %u pid %d %s%s%s: refused: %s", (unsigned)o->uid, (int)o->pid, what,
+                           plugin ? " on " : "", plugin ? plugin : "", why);
 }
 
 static bool owns(const struct owner *o, const struct spec *s) {
         return s->owner == o || o->uid == 0;
 }
 
-static struct spec *lookup_owned(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
+static struct spec *lookup_owned(struct owner *o, uint64_t id, const char *what, struct rtf_msg_reply *r) {
         struct spec *s = spec_find(id);
 
         if (!s) {
                 fail(r, -ENOENT, "no specification %" PRIu64, id);
                 return NULL;
         }
+        /* Requirement 3 of section 4.1: only one's own specifications. */
         if (!owns(o, s)) {
                 fail(r, -EPERM, "specification %" PRIu64 " belongs to another client", id);
+                audit(o, what, id, NULL, false, 0, r->reason);
                 return NULL;
         }
         return s;
@@ -243,6 +268,28 @@ static void fill_reply(struct rtf_msg_reply *r, const struct spec *s) {
 }
 
 /* ---- kernel side ---- */
+
+/* Keep the list of promoted threads on disk, for a restart after a crash. */
+static void save_state(void) {
+        struct state_entry *e;
+        size_t n = 0;
+        int r;
+
+        for (struct spec *s = m.attached; s; s = s->attached_next)
+                n++;
+        e = calloc(n ? n : 1, sizeof(*e));
+        if (!e) {
+                log_warning("Out of memory: the state file is not updated");
+                return;
+        }
+        n = 0;
+        for (struct spec *s = m.attached; s; s = s->attached_next)
+                e[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime };
+        r = state_save(m.opt.state_path, e, n);
+        if (r < 0)
+                log_warning_errno(r, "Failed to write the state file %s: %m", m.opt.state_path);
+        free(e);
+}
 
 static void attached_unlink(struct spec *s) {
         if (s->attached_prev)
@@ -310,6 +357,7 @@ static void spec_unattach(struct spec *s, bool demote) {
         s->attached = false;
         s->task.attached = 0;
         attached_unlink(s);
+        save_state();
         if (s->plugin->ops->detach)
                 s->plugin->ops->detach(s->plugin->state, &s->task);
 }
@@ -349,6 +397,7 @@ static const struct plugin_host_ops host_ops = {
 struct choice {
         struct plugin *plugin;
         struct rtf_plugin_decision decision;
+        unsigned acl_line;              /* the policy rule that granted it, 0 = root */
 };
 
 /*
@@ -360,17 +409,24 @@ static int choose(struct owner *o, const struct rtf_wire_params *w, const struct
                   const struct spec *current, struct choice *ret, struct rtf_msg_reply *r) {
         struct choice partial = { 0 };
         char first_no[RTF_PLUGIN_NAME_MAX + RTF_PLUGIN_REASON_MAX + 2] = "";
-        bool any_acl_ok = false, named = w->plugin[0];
+        char first_acl[RTF_REASON_MAX] = "";
+        bool any_acl_ok = false, named = w->plugin[0], any_named = false;
 
         for (uint32_t i = 0; i < m.set.n; i++) {
                 struct plugin *p = &m.set.plugins[i];
                 struct rtf_plugin_decision d = { .core = -1 };
+                char why[RTF_REASON_MAX];
+                unsigned line;
                 int v;
 
                 if (named && strcmp(w->plugin, p->name) != 0)
                         continue;
-                if (!acl_allows(o, p, req, r))
+                any_named = true;
+                if (!access_check(o, p->name, req, why, sizeof(why), &line)) {
+                        if (!first_acl[0])
+                                snprintf(first_acl, sizeof(first_acl), "%s", why);
                         continue;
+                }
                 any_acl_ok = true;
                 if (current && current->plugin == p)
                         v = p->ops->change(p->state, &current->task, req, &d);
@@ -378,11 +434,11 @@ static int choose(struct owner *o, const struct rtf_wire_params *w, const struct
                         v = p->ops->accept(p->state, req, &d);
                 d.reason[sizeof(d.reason) - 1] = 0;
                 if (v == RTF_PLUGIN_OK) {
-                        *ret = (struct choice){ p, d };
+                        *ret = (struct choice){ p, d, line };
                         return 0;
                 }
                 if (v == RTF_PLUGIN_PARTIAL && !partial.plugin)
-                        partial = (struct choice){ p, d };
+                        partial = (struct choice){ p, d, line };
                 if (v != RTF_PLUGIN_OK && v != RTF_PLUGIN_PARTIAL && !first_no[0])
                         snprintf(first_no, sizeof(first_no), "%s: %s", p->name,
                                  d.reason[0] ? d.reason : "parameters not accepted");
@@ -391,12 +447,12 @@ static int choose(struct owner *o, const struct rtf_wire_params *w, const struct
                 *ret = partial;
                 return 0;
         }
-        if (named && !any_acl_ok && r->reason[0] == 0) {
+        if (named && !any_named) {
                 fail(r, RTF_SCHEDULE_FAIL, "no plugin named \"%s\" is configured", w->plugin);
                 return -ENOENT;
         }
         if (!any_acl_ok) {
-                r->result = RTF_ACL_FAIL;
+                fail(r, RTF_ACL_FAIL, "%s", first_acl);
                 return -EACCES;
         }
         fail(r, RTF_SCHEDULE_FAIL, "%s", first_no[0] ? first_no : "no plugin accepts these parameters");
@@ -411,19 +467,30 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
         struct spec *s;
         int q;
 
+        uint32_t *per_uid;
+
         if (validate(w, r) < 0)
-                return;
-        if (o->n_specs >= m.opt.max_specs_per_owner) {
-                fail(r, -EUSERS, "limit of %" PRIu32 " specifications per client reached", m.opt.max_specs_per_owner);
+                goto refused;
+        if (o->n_specs >= m.opt.limits.max_specs_per_client) {
+                fail(r, -EUSERS, "limit max_specs_per_client (%" PRIu32 ") reached", m.opt.limits.max_specs_per_client);
+                goto refused;
+        }
+        per_uid = uid_specs(o->uid, true);
+        if (!per_uid) {
+                fail(r, -ENOMEM, "out of memory");
                 return;
         }
-        if (m.n_specs >= m.opt.max_specs) {
-                fail(r, -EUSERS, "limit of %" PRIu32 " specifications in rtfd reached", m.opt.max_specs);
-                return;
+        if (o->uid != 0 && *per_uid >= m.opt.limits.max_specs_per_uid) {
+                fail(r, -EUSERS, "limit max_specs_per_uid (%" PRIu32 ") reached", m.opt.limits.max_specs_per_uid);
+                goto refused;
+        }
+        if (m.n_specs >= m.opt.limits.max_specs) {
+                fail(r, -EUSERS, "limit max_specs (%" PRIu32 ") reached", m.opt.limits.max_specs);
+                goto refused;
         }
         params_from_wire(&req, w);
         if (choose(o, w, &req, NULL, &c, r) < 0)
-                return;
+                goto refused;
         if (m.n_specs + 1 > m.n_buckets * 2 && table_grow() < 0) {
                 fail(r, -ENOMEM, "out of memory");
                 return;
@@ -461,11 +528,19 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
                 m.all_head = s;
         m.all_tail = s;
         o->n_specs++;
+        (*per_uid)++;
         m.n_specs++;
         c.plugin->n_tasks++;
+        s->acl_util_ppb = acl_request_util_ppb(&req);
+        access_count(o, c.plugin->name, s->acl_util_ppb, true);
         fill_reply(r, s);
+        audit(o, "create", s->id, c.plugin->name, true, c.acl_line, NULL);
         log_debug("uid %u pid %d: spec %" PRIu64 " admitted by %s", (unsigned)o->uid, (int)o->pid, s->id,
                   c.plugin->name);
+        return;
+refused:
+        if (o->uid != 0)
+                audit(o, "create", 0, w->plugin[0] ? w->plugin : NULL, false, 0, r->reason);
 }
 
 static void spec_restore(struct spec *s, struct plugin *old_plugin, const struct rtf_plugin_task *old) {
@@ -495,12 +570,18 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
 
         if (validate(w, r) < 0)
                 return;
-        s = lookup_owned(o, id, r);
+        s = lookup_owned(o, id, "change", r);
         if (!s)
                 return;
         params_from_wire(&req, w);
-        if (choose(o, w, &req, s, &c, r) < 0)
+        /* The policy judges the new parameters as if the old ones were gone. */
+        access_count(s->owner, s->plugin->name, s->acl_util_ppb, false);
+        if (choose(o, w, &req, s, &c, r) < 0) {
+                access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
+                if (o->uid != 0)
+                        audit(o, "change", id, w->plugin[0] ? w->plugin : NULL, false, 0, r->reason);
                 return;
+        }
 
         /* Commit: the old plugin lets go, the new one takes over, then the
          * thread gets the new setting in as few steps as the kernel allows.
@@ -515,6 +596,7 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
         if (q < 0) {
                 spec_restore(s, old_plugin, &old);
                 s->committing = false;
+                access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
                 fail(r, q, "plugin %s failed to schedule the task", c.plugin->name);
                 return;
         }
@@ -531,6 +613,7 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
                         } else if (setting_of(s, &set) < 0 || apply_setting(s, &set) < 0) {
                                 spec_unattach(s, true);
                         }
+                        access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
                         fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q,
                              "the kernel refused the new setting: %s", strerror(-q));
                         return;
@@ -539,15 +622,23 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
         s->committing = false;
         old_plugin->n_tasks--;
         c.plugin->n_tasks++;
+        s->acl_util_ppb = acl_request_util_ppb(&req);
+        access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
         fill_reply(r, s);
+        audit(o, "change", id, c.plugin->name, true, c.acl_line, NULL);
 }
 
 static void spec_free(struct spec *s) {
         struct owner *o = s->owner;
 
+        uint32_t *per_uid = uid_specs(o->uid, false);
+
         spec_unattach(s, true);
+        access_count(o, s->plugin->name, s->acl_util_ppb, false);
         s->plugin->ops->release(s->plugin->state, &s->task);
         s->plugin->n_tasks--;
+        if (per_uid && *per_uid)
+                (*per_uid)--;
         table_remove(s);
         if (s->owner_prev)
                 s->owner_prev->owner_next = s->owner_next;
@@ -569,7 +660,7 @@ static void spec_free(struct spec *s) {
 }
 
 void manager_release(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
-        struct spec *s = lookup_owned(o, id, r);
+        struct spec *s = lookup_owned(o, id, "release", r);
 
         if (!s)
                 return;
@@ -594,7 +685,7 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
                 fail(r, -EINVAL, "thread id %d is not valid", (int)tid);
                 return;
         }
-        s = lookup_owned(o, id, r);
+        s = lookup_owned(o, id, "attach", r);
         if (!s)
                 return;
         if (s->attached) {
@@ -613,7 +704,9 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         /* Requirement 3 of section 4.1: only one's own threads. */
         if (o->uid != 0 && (s->thread.ruid != o->uid || s->thread.euid != o->uid)) {
                 thread_close(&s->thread);
+                s->thread = THREAD_NULL;
                 fail(r, -EPERM, "thread %d does not belong to uid %u", (int)tid, (unsigned)o->uid);
+                audit(o, "attach", id, NULL, false, 0, r->reason);
                 return;
         }
         q = setting_of(s, &set);
@@ -639,12 +732,14 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         if (m.attached)
                 m.attached->attached_prev = s;
         m.attached = s;
+        save_state();
         fill_reply(r, s);
+        audit(o, "attach", id, s->plugin->name, true, 0, NULL);
         log_debug("Thread %d attached to spec %" PRIu64, (int)tid, id);
 }
 
 void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
-        struct spec *s = lookup_owned(o, id, r);
+        struct spec *s = lookup_owned(o, id, "detach", r);
 
         if (!s)
                 return;
@@ -771,6 +866,20 @@ void manager_watchdog(void) {
 }
 
 /* ---- configuration ---- */
+
+static void mkdir_parent(const char *path) {
+        char dir[4096];
+        char *slash;
+
+        if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+                return;
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return;
+        *slash = 0;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                log_warning_errno(errno, "Failed to create %s: %m", dir);
+}
 
 static uint32_t online_cpus(void) {
         long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -918,24 +1027,50 @@ static int parse_u32_setting(const struct rtf_config *c, const char *key, uint32
 }
 
 static int apply_settings(const struct rtf_config *c) {
-        static const char *const known[] = { "max_specs_per_client", "max_specs" };
-        int r;
+        static const struct {
+                const char *key;
+                size_t offset;
+        } known[] = {
+                { "max_clients", offsetof(struct limits, max_clients) },
+                { "max_clients_per_uid", offsetof(struct limits, max_clients_per_uid) },
+                { "max_specs", offsetof(struct limits, max_specs) },
+                { "max_specs_per_client", offsetof(struct limits, max_specs_per_client) },
+                { "max_specs_per_uid", offsetof(struct limits, max_specs_per_uid) },
+                { "max_requests_per_sec", offsetof(struct limits, max_requests_per_sec) },
+                { "request_burst", offsetof(struct limits, request_burst) },
+        };
+        struct limits l = m.base.limits;
 
         for (uint32_t i = 0; i < c->n_settings; i++) {
                 bool ok = false;
 
-                for (size_t k = 0; k < ELEMENTSOF(known); k++)
-                        ok |= strcmp(c->settings[i].key, known[k]) == 0;
+                for (size_t k = 0; k < ELEMENTSOF(known) && !ok; k++) {
+                        if (strcmp(c->settings[i].key, known[k].key) != 0)
+                                continue;
+                        if (parse_u32_setting(c, known[k].key, (uint32_t *)((char *)&l + known[k].offset)) < 0)
+                                return -EINVAL;
+                        ok = true;
+                }
                 if (!ok)
-                        return log_error_errno(EINVAL, "%s:%u: unknown setting \"%s\"", m.opt.config_path,
-                                               c->settings[i].line, c->settings[i].key);
+                        return log_error_errno(EINVAL, "Line %u: unknown setting \"%s\"", c->settings[i].line,
+                                               c->settings[i].key);
         }
-        m.opt.max_specs_per_owner = m.base.max_specs_per_owner;
-        m.opt.max_specs = m.base.max_specs;
-        r = parse_u32_setting(c, "max_specs_per_client", &m.opt.max_specs_per_owner);
-        if (r >= 0)
-                r = parse_u32_setting(c, "max_specs", &m.opt.max_specs);
-        return r;
+        m.opt.limits = l;
+        return 0;
+}
+
+/* The access-control policy for the plugin instances of `c`. */
+static int parse_policy(const struct rtf_config *c, struct acl_policy *ret) {
+        const char *names[RTF_CONFIG_MAX_PLUGINS];
+
+        for (uint32_t i = 0; i < c->n_plugins && i < RTF_CONFIG_MAX_PLUGINS; i++)
+                names[i] = c->plugins[i].name;
+        return access_parse_file(m.opt.acl_path, m.opt.acl_required, names, c->n_plugins, ret);
+}
+
+static void recount_policy(void) {
+        for (struct spec *s = m.all_head; s; s = s->all_next)
+                access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
 }
 
 int manager_check_config(const struct manager_options *o) {
@@ -944,16 +1079,22 @@ int manager_check_config(const struct manager_options *o) {
 
         m.opt = m.base = *o;
         m.n_cpus = online_cpus();
+        struct acl_policy policy = ACL_POLICY_NULL;
+
         r = read_config(o->config_path, m.n_cpus, &set.config);
         if (r >= 0)
                 r = apply_settings(&set.config);
         if (r >= 0)
                 r = wants_partitions(&set.config, &set);
+        if (r >= 0)
+                r = parse_policy(&set.config, &policy);
+        acl_policy_deinit(&policy);
         rtf_config_deinit(&set.config);
         return r;
 }
 
 int manager_init(const struct manager_options *o) {
+        struct acl_policy policy = ACL_POLICY_NULL;
         const char *inject;
         int r;
 
@@ -964,6 +1105,8 @@ int manager_init(const struct manager_options *o) {
         if (inject)
                 m.inject_stuck_id = strtoull(inject, NULL, 10);
 
+        mkdir_parent(o->state_path);
+        state_recover(o->state_path);
         r = read_config(o->config_path, m.n_cpus, &m.set.config);
         if (r < 0)
                 return r;
@@ -979,12 +1122,19 @@ int manager_init(const struct manager_options *o) {
         r = set_load(&m.set);
         if (r < 0)
                 goto fail;
+        r = parse_policy(&m.set.config, &policy);
+        if (r < 0)
+                goto fail;
+        r = access_install(&policy);
+        if (r < 0)
+                goto fail;
         r = table_grow();
         if (r < 0)
                 goto fail;
         log_set(&m.set, !o->config_path);
         return 0;
 fail:
+        acl_policy_deinit(&policy);
         set_unload(&m.set);
         cpuset_teardown(&m.cpuset);
         return r;
@@ -1063,15 +1213,13 @@ static bool same_partitions(const struct plugin_set *next) {
 }
 
 int manager_reload(void) {
+        struct acl_policy policy = ACL_POLICY_NULL;
         struct plugin_set next = { 0 }, old;
         struct manager_options saved_opt = m.opt;
         int r;
 
-        if (!m.opt.config_path) {
-                log_info("Reload: no configuration file, nothing to do");
-                return 0;
-        }
-        log_info("Reloading %s", m.opt.config_path);
+        log_info("Reloading %s and %s", m.opt.config_path ? m.opt.config_path : "the built-in configuration",
+                 m.opt.acl_path);
         r = read_config(m.opt.config_path, m.n_cpus, &next.config);
         if (r < 0)
                 goto keep;
@@ -1102,9 +1250,18 @@ int manager_reload(void) {
         r = set_load(&next);
         if (r < 0)
                 goto keep;
+        r = parse_policy(&next.config, &policy);
+        if (r < 0)
+                goto keep;
         r = readmit_all(&next);
         if (r < 0)
                 goto keep;
+        r = access_install(&policy);
+        if (r < 0)
+                log_error_errno(r, "Reload: cannot put the new access-control policy in force: %m; the old "
+                                "one stays");
+        else
+                recount_policy();
 
         old = m.set;
         m.set = next;
@@ -1125,10 +1282,11 @@ int manager_reload(void) {
                         spec_unattach(s, true);
                 }
         }
-        log_set(&m.set, false);
-        log_notice("Configuration %s reloaded", m.opt.config_path);
+        log_set(&m.set, !m.opt.config_path);
+        log_notice("Configuration reloaded");
         return 0;
 keep:
+        acl_policy_deinit(&policy);
         set_unload(&next);
         m.opt = saved_opt;
         log_error("Reload failed; the running configuration stays in force");
@@ -1144,6 +1302,12 @@ void manager_done(void) {
         }
         set_unload(&m.set);
         cpuset_teardown(&m.cpuset);
+        access_done();
+        if (m.opt.state_path)
+                unlink(m.opt.state_path);
+        free(m.uids);
+        m.uids = NULL;
+        m.n_uids = 0;
         free(m.buckets);
         m.buckets = NULL;
         m.n_buckets = 0;

@@ -17,22 +17,44 @@
 
 struct spec;
 
-/* Who asks, as the kernel told us (SO_PEERCRED); never from a message. */
+/* Who asks, as the kernel told us (SO_PEERCRED, SO_PEERGROUPS); never from a message. */
 struct owner {
         uid_t uid;
         gid_t gid;
         pid_t pid;
+        uint32_t *groups;               /* all supplementary groups */
+        size_t n_groups;
         struct spec *specs;             /* this connection's specifications */
         uint32_t n_specs;
 };
 
+/* Every limit on what clients control; `set` lines of the config override them. */
+struct limits {
+        uint32_t max_clients;
+        uint32_t max_clients_per_uid;   /* root is exempt */
+        uint32_t max_specs;
+        uint32_t max_specs_per_client;
+        uint32_t max_specs_per_uid;     /* root is exempt */
+        uint32_t max_requests_per_sec;  /* per connection; root is exempt */
+        uint32_t request_burst;
+};
+
+#define LIMITS_DEFAULT ((struct limits){ \
+        .max_clients = 1024, .max_clients_per_uid = 64, .max_specs = 65536, \
+        .max_specs_per_client = 8192, .max_specs_per_uid = 256, \
+        .max_requests_per_sec = 2000, .request_burst = 200 })
+
 struct manager_options {
         const char *config_path;        /* NULL = built-in default */
+        const char *acl_path;
+        bool acl_required;              /* --acl given: the file must exist */
         const char *plugindir;
         const char *cpuset_root;
-        uint32_t max_specs_per_owner;
-        uint32_t max_specs;
+        const char *state_path;         /* promoted threads, for recovery after a crash */
+        struct limits limits;
 };
+
+const struct limits *manager_limits(void);
 
 int manager_init(const struct manager_options *o);
 void manager_done(void);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -35,6 +36,9 @@ struct client {
         struct owner owner;
         int fd;
         int pidfd;
+        const char *refusal;            /* a connection limit was hit: answer this, then close */
+        double tokens;                  /* request rate limit (token bucket) */
+        int64_t tokens_at_ns;
         struct source source;
         struct packet *queue[CLIENT_QUEUE_MAX];
         uint32_t q_head, q_len;
@@ -49,7 +53,34 @@ static struct {
         struct source source;
         struct client *clients;
         uint32_t n_clients;
+        uint32_t n_refused;
 } srv = { .fd = -1 };
+
+#define REFUSED_EXTRA 64        /* over-limit connections kept just long enough to say why */
+
+static int64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Root is exempt; everybody else gets max_requests_per_sec with a burst. */
+static bool rate_allows(struct client *c) {
+        const struct limits *l = manager_limits();
+        int64_t now = now_ns();
+
+        if (c->owner.uid == 0)
+                return true;
+        c->tokens += (double)(now - c->tokens_at_ns) * 1e-9 * l->max_requests_per_sec;
+        if (c->tokens > l->request_burst)
+                c->tokens = l->request_burst;
+        c->tokens_at_ns = now;
+        if (c->tokens < 1.0)
+                return false;
+        c->tokens -= 1.0;
+        return true;
+}
 
 static uint32_t clients_of(uid_t uid) {
         uint32_t n = 0;
@@ -61,11 +92,13 @@ static uint32_t clients_of(uid_t uid) {
 
 static void client_free(struct client *c, const char *why) {
         if (why)
-                log_info("Closing connection of pid %d uid %u: %s", (int)c->owner.pid, (unsigned)c->owner.uid, why);
+                log_notice("Closing connection of pid %d uid %u: %s", (int)c->owner.pid, (unsigned)c->owner.uid,
+                           why);
         manager_owner_gone(&c->owner);
         event_remove(&c->source);
         c->fd = safe_close(c->fd);
         c->pidfd = safe_close(c->pidfd);
+        free(c->owner.groups);
         for (uint32_t i = 0; i < c->q_len; i++)
                 free(c->queue[(c->q_head + i) % CLIENT_QUEUE_MAX]);
         if (c->prev)
@@ -74,7 +107,10 @@ static void client_free(struct client *c, const char *why) {
                 srv.clients = c->next;
         if (c->next)
                 c->next->prev = c->prev;
-        srv.n_clients--;
+        if (c->refusal)
+                srv.n_refused--;
+        else
+                srv.n_clients--;
         event_defer_free(c);
 }
 
@@ -139,6 +175,23 @@ static int handle(struct client *c, const struct rtf_msg *in) {
 
         memset(&out, 0, sizeof(out));
         out.header.seq = in->header.seq;
+        if (in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH &&
+            (c->refusal || !rate_allows(c))) {
+                char why[RTF_REASON_MAX];
+
+                if (c->refusal)
+                        snprintf(why, sizeof(why), "%s", c->refusal);
+                else
+                        snprintf(why, sizeof(why), "limit max_requests_per_sec (%" PRIu32 ", burst %" PRIu32
+                                 ") reached", manager_limits()->max_requests_per_sec, manager_limits()->request_burst);
+                out.header.type = RTF_MSG_REPLY;
+                out.reply.result = c->refusal ? -EUSERS : -EAGAIN;
+                snprintf(out.reply.reason, sizeof(out.reply.reason), "%s", why);
+                log_notice("pid %d uid %u: request refused: %s", (int)o->pid, (unsigned)o->uid, why);
+                return client_send(c, &out);
+        }
+        if (c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS))
+                return -ECONNREFUSED;
         switch (in->header.type) {
         case RTF_MSG_CREATE:
                 out.header.type = RTF_MSG_REPLY;
@@ -222,8 +275,8 @@ static void client_event(struct source *s, uint32_t events) {
                         client_free(c, "a reply type sent as a request");
                         return;
                 }
-                if (r < 0) {
-                        client_free(c, r == -EPIPE ? NULL : "cannot send the reply");
+                if (r < 0 || c->refusal) {
+                        client_free(c, r == -EPIPE ? NULL : r < 0 ? "cannot send the reply" : c->refusal);
                         return;
                 }
                 if (c->q_len >= CLIENT_QUEUE_MAX)
@@ -232,8 +285,30 @@ static void client_event(struct source *s, uint32_t events) {
         client_update_events(c);
 }
 
+/* All supplementary groups of the peer, from the kernel (SO_PEERGROUPS). */
+static int peer_groups(int fd, struct owner *o) {
+        socklen_t len = 64 * sizeof(gid_t);
+
+        for (int tries = 0; tries < 4; tries++) {
+                gid_t *g = malloc(len ? len : sizeof(gid_t));
+
+                if (!g)
+                        return -ENOMEM;
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0) {
+                        o->groups = (uint32_t *)g;
+                        o->n_groups = len / sizeof(gid_t);
+                        return 0;
+                }
+                free(g);
+                if (errno != ERANGE || len > 65536 * sizeof(gid_t))
+                        return -errno;
+        }
+        return -ERANGE;
+}
+
 static void accept_event(struct source *s, uint32_t events) {
         for (int i = 0; i < CLIENT_BATCH; i++) {
+                const char *refusal;
                 struct ucred cred;
                 socklen_t len = sizeof(cred);
                 struct client *c;
@@ -250,15 +325,18 @@ static void accept_event(struct source *s, uint32_t events) {
                         close(fd);
                         continue;
                 }
-                if (srv.n_clients >= srv.opt.max_clients ||
-                    (cred.uid != 0 && clients_of(cred.uid) >= srv.opt.max_clients_per_uid)) {
-                        log_warning("Refusing connection of pid %d uid %u: limit of %" PRIu32 " connections%s reached",
-                                    (int)cred.pid, (unsigned)cred.uid,
-                                    srv.n_clients >= srv.opt.max_clients ? srv.opt.max_clients
-                                                                         : srv.opt.max_clients_per_uid,
-                                    srv.n_clients >= srv.opt.max_clients ? "" : " per uid");
-                        close(fd);
-                        continue;
+                refusal = NULL;
+                if (srv.n_clients >= manager_limits()->max_clients)
+                        refusal = "limit max_clients reached";
+                else if (cred.uid != 0 && clients_of(cred.uid) >= manager_limits()->max_clients_per_uid)
+                        refusal = "limit max_clients_per_uid reached";
+                if (refusal) {
+                        log_notice("Connection of pid %d uid %u refused: %s", (int)cred.pid, (unsigned)cred.uid,
+                                   refusal);
+                        if (srv.n_refused >= REFUSED_EXTRA) {
+                                close(fd);
+                                continue;
+                        }
                 }
                 c = calloc(1, sizeof(*c));
                 if (!c) {
@@ -266,7 +344,17 @@ static void accept_event(struct source *s, uint32_t events) {
                         return;
                 }
                 c->fd = fd;
+                c->refusal = refusal;
                 c->owner = (struct owner){ .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
+                c->tokens = manager_limits()->request_burst;
+                c->tokens_at_ns = now_ns();
+                r = peer_groups(fd, &c->owner);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot read the groups of pid %d: %m; refusing it", (int)cred.pid);
+                        close(fd);
+                        free(c);
+                        continue;
+                }
                 len = sizeof(c->pidfd);
                 if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
                         c->pidfd = pidfd_open(cred.pid, 0);
@@ -282,7 +370,10 @@ static void accept_event(struct source *s, uint32_t events) {
                 if (srv.clients)
                         srv.clients->prev = c;
                 srv.clients = c;
-                srv.n_clients++;
+                if (refusal)
+                        srv.n_refused++;
+                else
+                        srv.n_clients++;
                 log_debug("Connection from pid %d uid %u gid %u", (int)cred.pid, (unsigned)cred.uid,
                           (unsigned)cred.gid);
         }

@@ -10,9 +10,7 @@
 #include <stdint.h>
 
 struct server_options {
-        const char *socket_path;
-        uint32_t max_clients;
-        uint32_t max_clients_per_uid;   /* root is exempt */
+        const char *socket_path;        /* limits come from manager_limits() */
 };
 
 int server_init(const struct server_options *o);

@@ -16,6 +16,7 @@
 #include "dl-health.h"
 #include "log.h"
 #include "sched-attr.h"
+#include "state.h"
 #include "thread.h"
 
 #ifndef PIDFD_THREAD
@@ -78,6 +79,9 @@ int thread_open(pid_t tid, struct thread *ret) {
         t.tgid = (pid_t)tgid;
         t.ruid = (uid_t)ruid;
         t.euid = (uid_t)euid;
+        r = thread_starttime(tid, &t.starttime);
+        if (r < 0)
+                goto fail;
         r = rtf_sched_getattr(tid, &attr, 0);
         if (r < 0)
                 goto fail;

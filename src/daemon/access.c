@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "log.h"
+#include "manager.h"
+
+static struct acl_policy policy = ACL_POLICY_NULL;
+static uint64_t *usage;
+
+static int lookup_user(void *data, const char *name, uint32_t *ret_uid) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+
+        if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res)
+                return -ENOENT;
+        *ret_uid = (uint32_t)pw.pw_uid;
+        return 0;
+}
+
+static int lookup_group(void *data, const char *name, uint32_t *ret_gid) {
+        struct group gr, *res = NULL;
+        char buf[16384];
+
+        if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) != 0 || !res)
+                return -ENOENT;
+        *ret_gid = (uint32_t)gr.gr_gid;
+        return 0;
+}
+
+int access_parse_file(const char *path, bool required, const char *const *plugins, size_t n_plugins,
+                      struct acl_policy *ret) {
+        static const struct acl_lookup lookup = { .user = lookup_user, .group = lookup_group };
+        _cleanup_(freep) char *buf = NULL;
+        const char *base;
+        char err[512];
+        struct stat st;
+        ssize_t n;
+        int fd, r;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                if (errno == ENOENT && !required) {
+                        log_notice("No access-control policy at %s: only root may reserve anything", path);
+                        return acl_parse("", 0, path, &lookup, plugins, n_plugins, ret, err, sizeof(err));
+                }
+                return log_error_errno(errno, "Failed to open access-control policy %s: %m", path);
+        }
+        if (fstat(fd, &st) < 0) {
+                r = log_error_errno(errno, "Failed to stat %s: %m", path);
+                goto out;
+        }
+        if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+            (st.st_mode & (S_IWGRP | S_IWOTH))) {
+                r = log_error_errno(EPERM, "%s: an access-control policy must be a regular file owned by root "
+                                    "and not writable by group or others; refusing it", path);
+                goto out;
+        }
+        if (st.st_size > ACL_MAX_SIZE) {
+                r = log_error_errno(EFBIG, "%s: larger than %u bytes", path, ACL_MAX_SIZE);
+                goto out;
+        }
+        buf = malloc((size_t)st.st_size + 1);
+        if (!buf) {
+                r = -ENOMEM;
+                goto out;
+        }
+        n = read(fd, buf, (size_t)st.st_size + 1);
+        if (n < 0 || n > st.st_size) {
+                r = log_error_errno(n < 0 ? errno : EAGAIN, "Failed to read %s: %m", path);
+                goto out;
+        }
+        /* Reasons sent to clients are short: name the file by its base name. */
+        base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        r = acl_parse(buf, (size_t)n, base, &lookup, plugins, n_plugins, ret, err, sizeof(err));
+        if (r < 0)
+                log_error("%s (in %s)", err, path);
+        else if (r > 0)
+                log_warning("%s (in %s)", err, path);
+out:
+        close(fd);
+        return r < 0 ? r : 0;
+}
+
+int access_install(struct acl_policy *p) {
+        uint64_t *u = calloc(p->n_rules ? p->n_rules : 1, sizeof(*u));
+
+        if (!u)
+                return -ENOMEM;
+        acl_policy_deinit(&policy);
+        free(usage);
+        policy = *p;
+        *p = ACL_POLICY_NULL;
+        usage = u;
+        return 0;
+}
+
+void access_done(void) {
+        acl_policy_deinit(&policy);
+        free(usage);
+        usage = NULL;
+}
+
+const char *access_policy_name(void) {
+        return policy.filename ? policy.filename : "(no policy)";
+}
+
+size_t access_rules(void) {
+        return policy.n_rules;
+}
+
+static void subject_of(const struct owner *o, struct acl_subject *s) {
+        *s = (struct acl_subject){
+                .uid = (uint32_t)o->uid,
+                .gid = (uint32_t)o->gid,
+                .groups = o->groups,
+                .n_groups = o->n_groups,
+        };
+}
+
+bool access_check(const struct owner *o, const char *plugin, const struct rtf_task_params *req,
+                  char *reason, size_t reason_size, unsigned *ret_line) {
+        struct acl_request ar = { .params = *req };
+        struct acl_subject s;
+        struct acl_verdict v;
+        int r;
+
+        *ret_line = 0;
+        if (o->uid == 0)
+                return true;
+        subject_of(o, &s);
+        ar.util_ppb = acl_request_util_ppb(req);
+        r = acl_check(&policy, &s, plugin, &ar, usage, policy.n_rules, &v);
+        if (r < 0) {
+                snprintf(reason, reason_size, "access check failed: %s", strerror(-r));
+                return false;
+        }
+        *ret_line = v.line;
+        if (r != ACL_ALLOW)
+                snprintf(reason, reason_size, "%s", v.reason);
+        return r == ACL_ALLOW;
+}
+
+struct count_op {
+        uint64_t amount;
+        bool add;
+};
+
+static void count_rule(void *data, size_t rule) {
+        const struct count_op *op = data;
+
+        if (op->add)
+                usage[rule] += op->amount;
+        else
+                usage[rule] -= MIN(op->amount, usage[rule]);
+}
+
+void access_count(const struct owner *o, const char *plugin, uint64_t util_ppb, bool add) {
+        struct count_op op = { .amount = util_ppb, .add = add };
+        struct acl_subject s;
+
+        if (o->uid == 0 || util_ppb == 0)
+                return;
+        subject_of(o, &s);
+        acl_for_each_util_rule(&policy, &s, plugin, count_rule, &op);
+}

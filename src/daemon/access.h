@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The administrator's access-control policy in force (section 4 of the
+ * paper): loading the policy file, the per-rule utilisation sums of the live
+ * specifications, and the check of a request.  The rules themselves are the
+ * pure module acl.c.
+ *
+ * Root is not subject to the policy (it could set any policy with chrt
+ * anyway) and its specifications count toward no rule.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl.h"
+
+struct owner;
+
+/*
+ * Read and parse `path`: a regular file owned by root (or rtfd's user) and
+ * not writable by group or others.  A missing file is an error if
+ * `required`, else an empty policy (everybody but root is refused).
+ */
+int access_parse_file(const char *path, bool required, const char *const *plugins, size_t n_plugins,
+                      struct acl_policy *ret);
+/* Put `p` in force (taking it over); all utilisation sums restart at 0. */
+int access_install(struct acl_policy *p);
+void access_done(void);
+size_t access_rules(void);
+/* The policy file's base name, for audit lines. */
+const char *access_policy_name(void);
+
+/*
+ * May `o` get `req` from plugin `plugin`?  `util_ppb` is the request's
+ * utilisation.  Returns true, or false with the reason (rule, value, file and
+ * line) in `reason`.  `ret_line` is the deciding rule's line (0 = none).
+ */
+bool access_check(const struct owner *o, const char *plugin, const struct rtf_task_params *req,
+                  char *reason, size_t reason_size, unsigned *ret_line);
+/* Add or remove a live specification's utilisation to the sums it counts toward. */
+void access_count(const struct owner *o, const char *plugin, uint64_t util_ppb, bool add);

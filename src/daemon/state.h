@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Crash safety: rtfd keeps the list of threads it promoted in a small state
+ * file under /run (rewritten atomically whenever the list changes).  A
+ * restarted rtfd demotes every thread of that list that still exists, is the
+ * same thread (same start time) and still runs at a real-time policy: the
+ * clients that owned them lost their reservations with the old rtfd's
+ * connections, so nothing may keep running real-time without an owner.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct state_entry {
+        pid_t tid;
+        uint64_t starttime;             /* field 22 of /proc/<tid>/stat */
+};
+
+int state_save(const char *path, const struct state_entry *entries, size_t n);
+/* Demote what a previous rtfd left promoted; returns how many were demoted. */
+int state_recover(const char *path);
+
+/* The start time of a thread, to tell it from a successor with the same id. */
+int thread_starttime(pid_t tid, uint64_t *ret);
+/* Pure parser of the text of /proc/<tid>/stat (for tests). */
+int stat_text_starttime(const char *text, size_t len, uint64_t *ret);
