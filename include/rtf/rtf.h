@@ -64,6 +64,13 @@ enum {
         RTF_PARAM_HAS_PRIORITY = 1u << 4,
         RTF_PARAM_HAS_SCHEDULER = 1u << 5,
         RTF_PARAM_IGNORE_ADMISSION = 1u << 6,
+        /*
+         * SCHED_DEADLINE only: have the kernel send SIGXCPU to the attached
+         * thread when it overruns its runtime (SCHED_FLAG_DL_OVERRUN).  Set it
+         * only in a process that handles SIGXCPU: its default action ends the
+         * process.
+         */
+        RTF_PARAM_OVERRUN_SIGNAL = 1u << 7,
 };
 
 /*

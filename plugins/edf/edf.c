@@ -325,7 +325,8 @@ static int edf_attach(void *state, const struct rtf_plugin_task *task,
                 .deadline_ns = edf_deadline(&task->params) * 1000,
                 .period_ns = task->params.period_us * 1000,
                 .cpu = cpu,
-                .flags = RTF_SETTING_DL_OVERRUN,
+                /* Opt-in: SIGXCPU ends a process that does not handle it. */
+                .flags = task->params.flags & RTF_PARAM_OVERRUN_SIGNAL ? RTF_SETTING_DL_OVERRUN : 0,
         };
         return 0;
 }

@@ -32,7 +32,7 @@ static const char *level_name(int level) {
         }
 }
 
-static void log_va(int level, int error, const char *fmt, va_list ap) {
+_printf_(3, 0) static void log_va(int level, int error, const char *fmt, va_list ap) {
         char line[1024];
         int saved = errno;
 

@@ -164,9 +164,6 @@ static void params_to_wire(struct rtf_wire_params *w, const struct rtf_task_para
         snprintf(w->plugin, sizeof(w->plugin), "%s", plugin);
 }
 
-#define KNOWN_FLAGS (RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_DES_RUNTIME | \
-                     RTF_PARAM_HAS_DEADLINE | RTF_PARAM_HAS_PRIORITY | RTF_PARAM_HAS_SCHEDULER | \
-                     RTF_PARAM_IGNORE_ADMISSION)
 #define MAX_TIME_US (UINT64_C(1) << 32)
 
 /* Shape checks every plugin relies on; admission is the plugins' business. */
@@ -182,8 +179,8 @@ static int validate(const struct rtf_wire_params *w, struct rtf_msg_reply *r) {
                 { RTF_PARAM_HAS_DEADLINE, w->deadline_us, "deadline" },
         };
 
-        if (w->flags & ~KNOWN_FLAGS) {
-                fail(r, -EINVAL, "unknown parameter flags 0x%x", w->flags & ~KNOWN_FLAGS);
+        if (w->flags & ~RTF_PARAM_KNOWN) {
+                fail(r, -EINVAL, "unknown parameter flags 0x%x", w->flags & ~RTF_PARAM_KNOWN);
                 return -EINVAL;
         }
         for (size_t i = 0; i < ELEMENTSOF(times); i++) {
@@ -1052,8 +1049,9 @@ static int apply_settings(const struct rtf_config *c) {
                         ok = true;
                 }
                 if (!ok)
-                        return log_error_errno(EINVAL, "Line %u: unknown setting \"%s\"", c->settings[i].line,
-                                               c->settings[i].key);
+                        return log_error_errno(EINVAL, "%s:%u: unknown setting \"%s\"",
+                                               m.opt.config_path ? m.opt.config_path : "(built-in)",
+                                               c->settings[i].line, c->settings[i].key);
         }
         m.opt.limits = l;
         return 0;

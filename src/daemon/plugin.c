@@ -13,7 +13,7 @@
 #include "log.h"
 #include "plugin.h"
 
-static void host_log(void *data, int level, const char *fmt, ...) {
+_printf_(3, 4) static void host_log(void *data, int level, const char *fmt, ...) {
         struct plugin *p = data;
         char msg[512];
         va_list ap;

@@ -10,11 +10,8 @@
 #include <string.h>
 
 #include "params.h"
+#include "protocol.h"
 
-#define RTF_PARAM_ALL (RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | \
-                       RTF_PARAM_HAS_DES_RUNTIME | RTF_PARAM_HAS_DEADLINE | \
-                       RTF_PARAM_HAS_PRIORITY | RTF_PARAM_HAS_SCHEDULER | \
-                       RTF_PARAM_IGNORE_ADMISSION)
 
 static bool params_usable(const struct rtf_params *p) {
         return p && p->size == sizeof(*p);
@@ -43,7 +40,7 @@ static uint64_t params_get_time(const struct rtf_params *p, const uint64_t *fiel
 int params_validate(const struct rtf_params *p) {
         if (!params_usable(p))
                 return -EINVAL;
-        if (p->flags & ~(uint32_t)RTF_PARAM_ALL)
+        if (p->flags & ~(uint32_t)RTF_PARAM_KNOWN)
                 return -EINVAL;
         if ((p->flags & RTF_PARAM_HAS_PERIOD) && !time_valid(p->period_us))
                 return -EINVAL;

@@ -50,6 +50,11 @@ struct rtf_msg_header {
         uint32_t reserved;              /* zero */
 };
 
+/* Every RTF_PARAM_* flag this protocol version knows; others are refused. */
+#define RTF_PARAM_KNOWN (RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_DES_RUNTIME | \
+                         RTF_PARAM_HAS_DEADLINE | RTF_PARAM_HAS_PRIORITY | RTF_PARAM_HAS_SCHEDULER | \
+                         RTF_PARAM_IGNORE_ADMISSION | RTF_PARAM_OVERRUN_SIGNAL)
+
 struct rtf_wire_params {
         uint32_t flags;                 /* RTF_PARAM_* */
         uint32_t priority;

@@ -261,7 +261,11 @@ static void test_edf_partitioned(const struct rtf_plugin_ops *ops) {
         CHECK_EQ(set.runtime_ns, 2000000);
         CHECK_EQ(set.deadline_ns, 10000000);
         CHECK_EQ(set.period_ns, 10000000);
+        CHECK_EQ(set.flags, 0);         /* the overrun signal is opt-in */
+        a.params.flags |= RTF_PARAM_OVERRUN_SIGNAL;
+        CHECK_EQ(ops->attach(st, &a, &set), 0);
         CHECK_EQ(set.flags, RTF_SETTING_DL_OVERRUN);
+        a.params.flags &= ~RTF_PARAM_OVERRUN_SIGNAL;
         CHECK_EQ(create(ops, st, &b, params(10000, 2000, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(b.core, 1);
         CHECK_EQ(ops->attach(st, &b, &set), 0);
