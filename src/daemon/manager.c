@@ -1170,6 +1170,8 @@ static int readmit_all(struct plugin_set *next) {
                                             "configuration drops", s->id, s->plugin->name);
                         break;
                 }
+                /* The old instance's data stays with it (and in saved[]). */
+                s->task.plugin_data = NULL;
                 v = p->ops->accept(p->state, &s->task.params, &d);
                 if (v != RTF_PLUGIN_OK && v != RTF_PLUGIN_PARTIAL) {
                         r = log_error_errno(EBUSY, "Reload: plugin %s of the new configuration refuses spec %" PRIu64

@@ -35,6 +35,13 @@ def test_sighup_with_a_good_config_switches_atomically(rtfd):
     a = kernel.sched_getattr(tid)
     assert (a.sched_policy, a.sched_priority) == (kernel.SCHED_FIFO, 10)
     assert [t["tid"] for t in d.tasks() if t["plugin"] == "FP"] == [tid]
+    # The new instance really holds it: it can be changed and released there.
+    assert c.change("s", priority=12)["result"] == 0
+    a = kernel.sched_getattr(tid)
+    assert (a.sched_policy, a.sched_priority) == (kernel.SCHED_FIFO, 12)
+    assert c.release("s")["result"] == 0
+    assert kernel.sched_getattr(tid).sched_policy == kernel.SCHED_OTHER
+    assert [t for t in d.tasks() if t["plugin"] == "FP"] == []
 
 
 @pytest.mark.parametrize("broken, line", [
