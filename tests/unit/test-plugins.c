@@ -33,7 +33,7 @@ struct test_host {
 static struct test_host th;
 static uint64_t next_id;
 
-static void host_log(void *data, int level, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static void host_log(void *data, int level, const char *fmt, ...) {
         struct test_host *h = data;
         char line[256];
         va_list ap;
