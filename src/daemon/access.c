@@ -12,6 +12,7 @@
 #include "access.h"
 #include "log.h"
 #include "manager.h"
+#include "trusted.h"
 
 static struct acl_policy policy = ACL_POLICY_NULL;
 static uint64_t *usage;
@@ -42,52 +43,24 @@ int access_parse_file(const char *path, bool required, const char *const *plugin
         _cleanup_(freep) char *buf = NULL;
         const char *base;
         char err[512];
-        struct stat st;
-        ssize_t n;
-        int fd, r;
+        size_t len = 0;
+        int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-                if (errno == ENOENT && !required) {
-                        log_notice("No access-control policy at %s: only root may reserve anything", path);
-                        return acl_parse("", 0, path, &lookup, plugins, n_plugins, ret, err, sizeof(err));
-                }
-                return log_error_errno(errno, "Failed to open access-control policy %s: %m", path);
-        }
-        if (fstat(fd, &st) < 0) {
-                r = log_error_errno(errno, "Failed to stat %s: %m", path);
-                goto out;
-        }
-        if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-            (st.st_mode & (S_IWGRP | S_IWOTH))) {
-                r = log_error_errno(EPERM, "%s: an access-control policy must be a regular file owned by root "
-                                    "and not writable by group or others; refusing it", path);
-                goto out;
-        }
-        if (st.st_size > ACL_MAX_SIZE) {
-                r = log_error_errno(EFBIG, "%s: larger than %u bytes", path, ACL_MAX_SIZE);
-                goto out;
-        }
-        buf = malloc((size_t)st.st_size + 1);
-        if (!buf) {
-                r = -ENOMEM;
-                goto out;
-        }
-        n = read(fd, buf, (size_t)st.st_size + 1);
-        if (n < 0 || n > st.st_size) {
-                r = log_error_errno(n < 0 ? errno : EAGAIN, "Failed to read %s: %m", path);
-                goto out;
-        }
+        r = trusted_read(path, ACL_MAX_SIZE, "access-control policy", &buf, &len);
+        if (r == -ENOENT && !required)
+                log_notice("No access-control policy at %s: only root may reserve anything", path);
+        else if (r == -ENOENT)
+                return log_error_errno(r, "Access-control policy %s does not exist", path);
+        else if (r < 0)
+                return r;
         /* Reasons sent to clients are short: name the file by its base name. */
         base = strrchr(path, '/');
         base = base ? base + 1 : path;
-        r = acl_parse(buf, (size_t)n, base, &lookup, plugins, n_plugins, ret, err, sizeof(err));
+        r = acl_parse(buf ? buf : "", len, base, &lookup, plugins, n_plugins, ret, err, sizeof(err));
         if (r < 0)
                 log_error("%s (in %s)", err, path);
         else if (r > 0)
                 log_warning("%s (in %s)", err, path);
-out:
-        close(fd);
         return r < 0 ? r : 0;
 }
 

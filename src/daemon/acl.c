@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "text.h"
 #include "util.h"
 
 #define ACL_COLUMNS 4u
@@ -145,49 +146,17 @@ _printf_(2, 3) static void parser_warning(struct parser *p, const char *fmt, ...
 }
 
 /* Character classes by hand: the <ctype.h> ones depend on the locale. */
-static bool char_is_digit(char c) {
-        return c >= '0' && c <= '9';
-}
-
-static bool char_is_space(char c) {
-        /* '\r' so that a file edited on another system still parses. */
-        return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool char_is_control(char c) {
-        return (unsigned char)c < 0x20 || c == 0x7f;
-}
-
 static bool str_all_digits(const char *s) {
         if (!*s)
                 return false;
         for (; *s; s++)
-                if (!char_is_digit(*s))
+                if (!text_is_digit(*s))
                         return false;
         return true;
 }
 
-/*
- * Strict decimal of n characters: digits only, no sign, no blanks, at most
- * `max`.  strtoull() would take "-1" as UINT64_MAX and " 1" as 1.
- */
 static int parse_digits(const char *s, size_t n, uint64_t max, uint64_t *ret) {
-        uint64_t v = 0;
-
-        if (n == 0)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                uint64_t d;
-
-                if (!char_is_digit(s[i]))
-                        return -EINVAL;
-                d = (uint64_t)(s[i] - '0');
-                if (v > (max - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        *ret = v;
-        return 0;
+        return text_parse_decimal(s, n, max, ret);
 }
 
 /* "2", "0.7", "1.000000001": CPUs with at most 9 decimals, into ppb. */
@@ -388,35 +357,14 @@ static int add_rule(struct parser *p, struct acl_policy *pol, size_t *capacity, 
 /* `text` is one line without its '\n', NUL-terminated, modified in place. */
 static int parse_line(struct parser *p, struct acl_policy *pol, size_t *capacity, char *text) {
         char *words[ACL_COLUMNS];
+        unsigned char bad = 0;
         size_t n_words = 0;
         struct acl_rule rule = { .line = p->line };
-        char *hash, *s;
         int r;
 
-        hash = strchr(text, '#');
-        if (hash)
-                *hash = '\0';
-
         /* Control characters in a name would end up in logs and in lookups. */
-        for (s = text; *s; s++)
-                if (char_is_control(*s) && !char_is_space(*s))
-                        return parser_error(p, "control character 0x%02x", (unsigned)(unsigned char)*s);
-
-        s = text;
-        for (;;) {
-                while (char_is_space(*s))
-                        s++;
-                if (*s == '\0')
-                        break;
-                if (n_words < ACL_COLUMNS)
-                        words[n_words] = s;
-                n_words++;
-                while (*s && !char_is_space(*s))
-                        s++;
-                if (*s == '\0')
-                        break;
-                *s++ = '\0';
-        }
+        if (text_split_words(text, words, ACL_COLUMNS, &n_words, &bad) < 0)
+                return parser_error(p, "control character 0x%02x", (unsigned)bad);
 
         if (n_words == 0)
                 return 0;
@@ -439,6 +387,19 @@ static int parse_line(struct parser *p, struct acl_policy *pol, size_t *capacity
         return add_rule(p, pol, capacity, &rule);
 }
 
+struct parse_ctx {
+        struct parser *p;
+        struct acl_policy *pol;
+        size_t capacity;
+};
+
+static int parse_one(void *data, unsigned line, char *text) {
+        struct parse_ctx *ctx = data;
+
+        ctx->p->line = line;
+        return parse_line(ctx->p, ctx->pol, &ctx->capacity, text);
+}
+
 int acl_parse(const char *buf, size_t len, const char *filename, const struct acl_lookup *lookup,
               const char *const *plugins, size_t n_plugins, struct acl_policy *ret, char *err,
               size_t errlen) {
@@ -451,8 +412,7 @@ int acl_parse(const char *buf, size_t len, const char *filename, const struct ac
                 .err = err,
                 .errlen = errlen,
         };
-        char text[ACL_LINE_MAX + 1];
-        size_t pos = 0, capacity = 0;
+        struct parse_ctx ctx = { .p = &p, .pol = &pol };
         int r;
 
         if (err && errlen > 0)
@@ -466,24 +426,13 @@ int acl_parse(const char *buf, size_t len, const char *filename, const struct ac
         if (!pol.filename)
                 return -ENOMEM;
 
-        while (pos < len) {
-                const char *nl = memchr(buf + pos, '\n', len - pos);
-                size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-
-                p.line++;
-                if (n > ACL_LINE_MAX)
-                        return parser_error(&p, "line longer than %u characters", ACL_LINE_MAX);
-                if (memchr(buf + pos, '\0', n))
-                        return parser_error(&p, "NUL byte in line");
-
-                memcpy(text, buf + pos, n);
-                text[n] = '\0';
-                r = parse_line(&p, &pol, &capacity, text);
-                if (r < 0)
-                        return r;
-
-                pos += n + (nl ? 1 : 0);
-        }
+        r = text_for_each_line(buf, len, ACL_LINE_MAX, parse_one, &ctx, &p.line);
+        if (r == TEXT_E_LONG_LINE)
+                return parser_error(&p, "line longer than %u characters", ACL_LINE_MAX);
+        if (r == TEXT_E_NUL)
+                return parser_error(&p, "NUL byte in line");
+        if (r < 0)
+                return r;
 
         *ret = pol;
         pol = ACL_POLICY_NULL;

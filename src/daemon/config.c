@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "text.h"
 #include "util.h"
 
 #define CONFIG_LINE_MAX 4096u
@@ -54,26 +55,13 @@ _printf_(2, 3) static int parser_error(const struct parser *p, const char *fmt, 
 }
 
 /* Character classes by hand: the <ctype.h> ones depend on the locale. */
-static bool char_is_digit(char c) {
-        return c >= '0' && c <= '9';
-}
-
 static bool char_is_key(char c) {
-        return (c >= 'a' && c <= 'z') || char_is_digit(c) || c == '_';
+        return (c >= 'a' && c <= 'z') || text_is_digit(c) || c == '_';
 }
 
 static bool char_is_name(char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || char_is_digit(c) ||
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || text_is_digit(c) ||
                 c == '_' || c == '.' || c == '-';
-}
-
-static bool char_is_space(char c) {
-        /* '\r' so that a file edited on another system still parses. */
-        return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool char_is_control(char c) {
-        return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
 static bool str_all(const char *s, size_t n, bool (*is)(char)) {
@@ -83,27 +71,13 @@ static bool str_all(const char *s, size_t n, bool (*is)(char)) {
         return true;
 }
 
-/*
- * Strict decimal: digits only, no sign, no blanks, no overflow.  strtoul()
- * accepts "-1" as ULONG_MAX and " 1", which a config file should not.
- */
 static int parse_u32(const char *s, size_t n, uint32_t *ret) {
-        uint32_t v = 0;
+        uint64_t v;
+        int r = text_parse_decimal(s, n, UINT32_MAX, &v);
 
-        if (n == 0)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                uint32_t d;
-
-                if (!char_is_digit(s[i]))
-                        return -EINVAL;
-                d = (uint32_t)(s[i] - '0');
-                if (v > (UINT32_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        *ret = v;
-        return 0;
+        if (r >= 0)
+                *ret = (uint32_t)v;
+        return r;
 }
 
 /* "A-B" or "N"; on success *ret_low and *ret_high are set. */
@@ -259,7 +233,7 @@ static int parse_option(const struct parser *p, char *const *options, uint32_t n
         if (!eq)
                 return parser_error(p, "invalid option \"%s\" (expected KEY=VALUE)", word);
         key_len = (size_t)(eq - word);
-        if (key_len == 0 || char_is_digit(word[0]) || !str_all(word, key_len, char_is_key))
+        if (key_len == 0 || text_is_digit(word[0]) || !str_all(word, key_len, char_is_key))
                 return parser_error(p, "invalid option key in \"%s\" (lowercase letters, digits and '_', not starting with a digit)",
                                     word);
         if (eq[1] == '\0')
@@ -379,39 +353,29 @@ static int parse_setting_line(const struct parser *p, struct rtf_config *c, char
 /* `text` is one line without its '\n', NUL-terminated, modified in place. */
 static int parse_line(const struct parser *p, struct rtf_config *c, char *text) {
         char *words[CONFIG_WORDS_MAX];
+        unsigned char bad = 0;
         size_t n_words = 0;
-        char *hash, *s;
-
-        hash = strchr(text, '#');
-        if (hash)
-                *hash = '\0';
 
         /* Control characters in a word would end up in logs and in plugins' options. */
-        for (s = text; *s; s++)
-                if (char_is_control(*s) && !char_is_space(*s))
-                        return parser_error(p, "control character 0x%02x", (unsigned)(unsigned char)*s);
-
-        s = text;
-        for (;;) {
-                while (char_is_space(*s))
-                        s++;
-                if (*s == '\0')
-                        break;
-                if (n_words < CONFIG_WORDS_MAX)
-                        words[n_words] = s;
-                n_words++;
-                while (*s && !char_is_space(*s))
-                        s++;
-                if (*s == '\0')
-                        break;
-                *s++ = '\0';
-        }
-
+        if (text_split_words(text, words, CONFIG_WORDS_MAX, &n_words, &bad) < 0)
+                return parser_error(p, "control character 0x%02x", (unsigned)bad);
         if (n_words == 0)
                 return 0;
         if (strcmp(words[0], "set") == 0)
                 return parse_setting_line(p, c, words, n_words);
         return parse_plugin_line(p, c, words, n_words);
+}
+
+struct parse_ctx {
+        struct parser *p;
+        struct rtf_config *c;
+};
+
+static int parse_one(void *data, unsigned line, char *text) {
+        struct parse_ctx *ctx = data;
+
+        ctx->p->line = line;
+        return parse_line(ctx->p, ctx->c, text);
 }
 
 int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t n_cpus,
@@ -423,8 +387,7 @@ int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t
                 .err = err,
                 .errlen = errlen,
         };
-        char text[CONFIG_LINE_MAX + 1];
-        size_t pos = 0;
+        struct parse_ctx ctx = { .p = &p, .c = &c };
         int r;
 
         if ((!buf && len > 0) || !ret)
@@ -432,24 +395,13 @@ int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t
         if (len > RTF_CONFIG_MAX_SIZE)
                 return parser_error(&p, "file is larger than %u bytes", RTF_CONFIG_MAX_SIZE);
 
-        while (pos < len) {
-                const char *nl = memchr(buf + pos, '\n', len - pos);
-                size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-
-                p.line++;
-                if (n > CONFIG_LINE_MAX)
-                        return parser_error(&p, "line longer than %u characters", CONFIG_LINE_MAX);
-                if (memchr(buf + pos, '\0', n))
-                        return parser_error(&p, "NUL byte in line");
-
-                memcpy(text, buf + pos, n);
-                text[n] = '\0';
-                r = parse_line(&p, &c, text);
-                if (r < 0)
-                        return r;
-
-                pos += n + (nl ? 1 : 0);
-        }
+        r = text_for_each_line(buf, len, CONFIG_LINE_MAX, parse_one, &ctx, &p.line);
+        if (r == TEXT_E_LONG_LINE)
+                return parser_error(&p, "line longer than %u characters", CONFIG_LINE_MAX);
+        if (r == TEXT_E_NUL)
+                return parser_error(&p, "NUL byte in line");
+        if (r < 0)
+                return r;
 
         p.line = 0;
         if (c.n_plugins == 0)

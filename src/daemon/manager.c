@@ -20,8 +20,10 @@
 #include "log.h"
 #include "manager.h"
 #include "plugin.h"
+#include "pmqos.h"
 #include "state.h"
 #include "thread.h"
+#include "trusted.h"
 
 struct spec {
         uint64_t id;
@@ -64,6 +66,7 @@ static struct {
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
+        bool no_cpusets;                /* cpuset_setup() found no cgroup v1 cpuset hierarchy */
         struct uid_count {
                 uint32_t uid;
                 uint32_t specs;
@@ -281,7 +284,7 @@ static void save_state(void) {
         }
         n = 0;
         for (struct spec *s = m.attached; s; s = s->attached_next)
-                e[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime };
+                e[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime, s->thread.pidfd_ino };
         r = state_save(m.opt.state_path, e, n);
         if (r < 0)
                 log_warning_errno(r, "Failed to write the state file %s: %m", m.opt.state_path);
@@ -354,6 +357,7 @@ static void spec_unattach(struct spec *s, bool demote) {
         s->attached = false;
         s->task.attached = 0;
         attached_unlink(s);
+        pmqos_update(m.attached != NULL, m.opt.latency_hint_us);
         save_state();
         if (s->plugin->ops->detach)
                 s->plugin->ops->detach(s->plugin->state, &s->task);
@@ -729,6 +733,7 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         if (m.attached)
                 m.attached->attached_prev = s;
         m.attached = s;
+        pmqos_update(true, m.opt.latency_hint_us);
         save_state();
         fill_reply(r, s);
         audit(o, "attach", id, s->plugin->name, true, 0, NULL);
@@ -887,49 +892,20 @@ static uint32_t online_cpus(void) {
 static int read_config(const char *path, uint32_t n_cpus, struct rtf_config *ret) {
         _cleanup_(freep) char *buf = NULL;
         char err[512];
-        struct stat st;
-        ssize_t n;
-        int fd, r;
+        size_t len;
+        int r;
 
         if (!path)
                 return rtf_config_default(n_cpus, ret);
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return log_error_errno(errno, "Failed to open configuration %s: %m", path);
-        if (fstat(fd, &st) < 0) {
-                r = log_error_errno(errno, "Failed to stat %s: %m", path);
-                goto out;
-        }
         /* Plugin paths in it decide what code runs as root. */
-        if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-            (st.st_mode & (S_IWGRP | S_IWOTH))) {
-                r = log_error_errno(EPERM, "%s: must be a regular file owned by root and not writable by group or others",
-                                    path);
-                goto out;
-        }
-        if (st.st_size > RTF_CONFIG_MAX_SIZE) {
-                r = log_error_errno(EFBIG, "%s: larger than %u bytes", path, RTF_CONFIG_MAX_SIZE);
-                goto out;
-        }
-        buf = malloc((size_t)st.st_size + 1);
-        if (!buf) {
-                r = -ENOMEM;
-                goto out;
-        }
-        n = read(fd, buf, (size_t)st.st_size + 1);
-        if (n < 0) {
-                r = log_error_errno(errno, "Failed to read %s: %m", path);
-                goto out;
-        }
-        if (n > st.st_size) {
-                r = log_error_errno(EAGAIN, "%s changed while it was read", path);
-                goto out;
-        }
-        r = rtf_config_parse(buf, (size_t)n, path, n_cpus, ret, err, sizeof(err));
+        r = trusted_read(path, RTF_CONFIG_MAX_SIZE, "configuration", &buf, &len);
+        if (r == -ENOENT)
+                return log_error_errno(r, "Configuration %s does not exist", path);
+        if (r < 0)
+                return r;
+        r = rtf_config_parse(buf, len, path, n_cpus, ret, err, sizeof(err));
         if (r < 0)
                 log_error("%s", err);
-out:
-        close(fd);
         return r;
 }
 
@@ -1023,6 +999,23 @@ static int parse_u32_setting(const struct rtf_config *c, const char *key, uint32
         return 0;
 }
 
+/* 0 is the useful value (poll, never halt), so unlike the limits it is allowed. */
+static int parse_hint_us(const struct rtf_config *c, uint32_t i, int32_t *value) {
+        const char *v = c->settings[i].value;
+        char *end;
+        long n;
+
+        if (*value == PMQOS_OFF)
+                return 0;               /* "set latency_hint off" wins, whatever the order */
+        errno = 0;
+        n = strtol(v, &end, 10);
+        if (errno || *end || end == v || n < 0 || n > 2000000000L)
+                return log_error_errno(EINVAL, "%s:%u: set latency_hint_us: \"%s\" is not a number of microseconds",
+                                       m.opt.config_path, c->settings[i].line, v);
+        *value = (int32_t)n;
+        return 0;
+}
+
 static int apply_settings(const struct rtf_config *c) {
         static const struct {
                 const char *key;
@@ -1037,9 +1030,24 @@ static int apply_settings(const struct rtf_config *c) {
                 { "request_burst", offsetof(struct limits, request_burst) },
         };
         struct limits l = m.base.limits;
+        int32_t hint = m.base.latency_hint_us;
 
         for (uint32_t i = 0; i < c->n_settings; i++) {
                 bool ok = false;
+
+                if (strcmp(c->settings[i].key, "latency_hint") == 0) {
+                        if (strcmp(c->settings[i].value, "off") != 0)
+                                return log_error_errno(EINVAL, "%s:%u: set latency_hint: only \"off\" is known "
+                                                       "(the value is set by latency_hint_us)",
+                                                       m.opt.config_path, c->settings[i].line);
+                        hint = PMQOS_OFF;
+                        continue;
+                }
+                if (strcmp(c->settings[i].key, "latency_hint_us") == 0) {
+                        if (parse_hint_us(c, i, &hint) < 0)
+                                return -EINVAL;
+                        continue;
+                }
 
                 for (size_t k = 0; k < ELEMENTSOF(known) && !ok; k++) {
                         if (strcmp(c->settings[i].key, known[k].key) != 0)
@@ -1054,6 +1062,7 @@ static int apply_settings(const struct rtf_config *c) {
                                                c->settings[i].line, c->settings[i].key);
         }
         m.opt.limits = l;
+        m.opt.latency_hint_us = hint;
         return 0;
 }
 
@@ -1117,6 +1126,7 @@ int manager_init(const struct manager_options *o) {
         r = cpuset_setup(&m.cpuset, o->cpuset_root, m.n_cpus, m.set.wants_partition, m.set.any_partition);
         if (r < 0)
                 goto fail;
+        m.no_cpusets = r == CPUSET_E_UNAVAILABLE;
         r = set_load(&m.set);
         if (r < 0)
                 goto fail;
@@ -1205,9 +1215,24 @@ static int readmit_all(struct plugin_set *next) {
         return r;
 }
 
+/*
+ * Whether cpuset_setup() would leave the partitions as they are.  It makes
+ * none without a cpuset hierarchy or when no CPU would be left for the rest
+ * of the system, so a configuration that asks for those (the built-in
+ * default's EDF on every CPU) changes nothing and may be reloaded with live
+ * reservations.
+ */
 static bool same_partitions(const struct plugin_set *next) {
+        uint32_t n_want = 0;
+        bool any;
+
         for (uint32_t c = 0; c < m.cpuset.n_cpus; c++)
-                if (m.cpuset.partitioned[c] != (next->wants_partition[c] && m.cpuset.active))
+                n_want += next->wants_partition[c];
+        any = next->any_partition && !m.no_cpusets && n_want > 0 && n_want < m.cpuset.n_cpus;
+        if (m.cpuset.active != any)
+                return false;
+        for (uint32_t c = 0; c < m.cpuset.n_cpus; c++)
+                if (m.cpuset.partitioned[c] != (next->wants_partition[c] && any))
                         return false;
         return true;
 }
@@ -1229,7 +1254,7 @@ int manager_reload(void) {
         r = wants_partitions(&next.config, &next);
         if (r < 0)
                 goto keep;
-        if (m.cpuset.active != next.any_partition || !same_partitions(&next)) {
+        if (!same_partitions(&next)) {
                 /* Re-partitioning moves every thread of the machine; only
                  * when no reservation can be disturbed by it. */
                 if (m.n_specs) {
@@ -1246,6 +1271,7 @@ int manager_reload(void) {
                                      m.set.any_partition);
                         goto keep;
                 }
+                m.no_cpusets = r == CPUSET_E_UNAVAILABLE;
         }
         r = set_load(&next);
         if (r < 0)
@@ -1282,6 +1308,7 @@ int manager_reload(void) {
                         spec_unattach(s, true);
                 }
         }
+        pmqos_update(m.attached != NULL, m.opt.latency_hint_us);
         log_set(&m.set, !m.opt.config_path);
         log_notice("Configuration reloaded");
         return 0;

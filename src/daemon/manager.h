@@ -52,6 +52,7 @@ struct manager_options {
         const char *cpuset_root;
         const char *state_path;         /* promoted threads, for recovery after a crash */
         struct limits limits;
+        int32_t latency_hint_us;        /* /dev/cpu_dma_latency while threads are attached; -1 = off */
 };
 
 const struct limits *manager_limits(void);

@@ -12,6 +12,7 @@
 #include "cpuset.h"
 #include "log.h"
 #include "plugin.h"
+#include "trusted.h"
 
 _printf_(3, 4) static void host_log(void *data, int level, const char *fmt, ...) {
         struct plugin *p = data;
@@ -28,20 +29,6 @@ static void host_task_updated(void *data, struct rtf_plugin_task *task) {
         struct plugin *p = data;
 
         p->hops->task_updated(p->hops->data, p, task);
-}
-
-static int check_owner(int fd, const char *path) {
-        struct stat st;
-
-        if (fstat(fd, &st) < 0)
-                return log_error_errno(errno, "Failed to stat plugin %s: %m", path);
-        if (!S_ISREG(st.st_mode))
-                return log_error_errno(EINVAL, "Plugin %s is not a regular file", path);
-        if (st.st_uid != 0 && st.st_uid != geteuid())
-                return log_error_errno(EPERM, "Plugin %s is not owned by root: refusing to load it", path);
-        if (st.st_mode & (S_IWGRP | S_IWOTH))
-                return log_error_errno(EPERM, "Plugin %s is writable by group or others: refusing to load it", path);
-        return 0;
 }
 
 /* dlopen() the very file whose ownership was checked, through its fd, so
@@ -64,7 +51,7 @@ static void *open_checked(const struct rtf_config_plugin *cfg, const char *plugi
                 *ret_error = log_error_errno(errno, "Failed to open plugin %s (line %u): %m", path, cfg->line);
                 return NULL;
         }
-        r = check_owner(fd, path);
+        r = trusted_fd_check(fd, path, "plugin");
         if (r < 0) {
                 close(fd);
                 *ret_error = r;

@@ -83,9 +83,10 @@ int state_save(const char *path, const struct state_entry *entries, size_t n) {
                 close(fd);
                 return -errno;
         }
-        fprintf(f, "# threads promoted by rtfd: tid starttime\n");
+        fprintf(f, "# threads promoted by rtfd: tid starttime pidfd-inode\n");
         for (size_t i = 0; i < n; i++)
-                fprintf(f, "%d %" PRIu64 "\n", (int)entries[i].tid, entries[i].starttime);
+                fprintf(f, "%d %" PRIu64 " %" PRIu64 "\n", (int)entries[i].tid, entries[i].starttime,
+                        entries[i].pidfd_ino);
         if (fflush(f) != 0)
                 r = -errno;
         if (fclose(f) != 0 && r == 0)
@@ -97,18 +98,19 @@ int state_save(const char *path, const struct state_entry *entries, size_t n) {
         return r;
 }
 
-static int demote_if_same(pid_t tid, uint64_t starttime) {
+static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
         struct rtf_sched_attr attr = { .size = sizeof(attr) }, other = { .size = sizeof(other) };
         uint64_t now_start;
+        struct stat st;
         int pidfd, r;
 
         pidfd = pidfd_open(tid, PIDFD_THREAD);
         if (pidfd < 0)
                 return 0;
-        /* The pidfd pins this thread: if its start time matches, it is the one
-         * the previous rtfd promoted, not a successor with the same id. */
+        /* The pidfd pins this thread: if its inode and start time match, it is
+         * the one the previous rtfd promoted, not a successor with the same id. */
         r = thread_starttime(tid, &now_start);
-        if (r < 0 || now_start != starttime) {
+        if (r < 0 || now_start != starttime || fstat(pidfd, &st) < 0 || (uint64_t)st.st_ino != ino) {
                 close(pidfd);
                 return 0;
         }
@@ -145,12 +147,12 @@ int state_recover(const char *path) {
         if (!f)
                 return 0;
         while (fgets(line, sizeof(line), f) && lines++ < 1000000) {
-                unsigned long long start;
+                unsigned long long start, ino;
                 int tid;
 
-                if (line[0] == '#' || sscanf(line, "%d %llu", &tid, &start) != 2 || tid <= 0)
+                if (line[0] == '#' || sscanf(line, "%d %llu %llu", &tid, &start, &ino) != 3 || tid <= 0)
                         continue;
-                demoted += demote_if_same(tid, start);
+                demoted += demote_if_same(tid, start, ino);
         }
         fclose(f);
         unlink(path);

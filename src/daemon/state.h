@@ -13,9 +13,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * A thread is recognised by its pidfd's inode number: pidfs (Linux >= 6.9,
+ * which PIDFD_THREAD needs anyway) gives every struct pid its own inode for
+ * the whole boot, so a successor that reuses the thread id has another one.
+ * The start time alone would not do: it moves in 10 ms steps.
+ */
 struct state_entry {
         pid_t tid;
         uint64_t starttime;             /* field 22 of /proc/<tid>/stat */
+        uint64_t pidfd_ino;
 };
 
 int state_save(const char *path, const struct state_entry *entries, size_t n);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +52,7 @@ bool thread_alive(const struct thread *t) {
 int thread_open(pid_t tid, struct thread *ret) {
         struct thread t = THREAD_NULL;
         struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        struct stat st;
         char buf[4096];
         const char *p;
         unsigned long ruid, euid, tgid;
@@ -82,6 +84,11 @@ int thread_open(pid_t tid, struct thread *ret) {
         r = thread_starttime(tid, &t.starttime);
         if (r < 0)
                 goto fail;
+        if (fstat(t.pidfd, &st) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        t.pidfd_ino = (uint64_t)st.st_ino;
         r = rtf_sched_getattr(tid, &attr, 0);
         if (r < 0)
                 goto fail;

@@ -22,6 +22,7 @@ struct thread {
         uid_t euid;
         int pidfd;
         uint64_t starttime;             /* tells the thread from a successor with its id */
+        uint64_t pidfd_ino;             /* likewise, exactly (pidfs) */
         int original_nice;
         int cpuset_cpu;                 /* the partition it was moved into, -1 = none */
         bool promoted;                  /* `applied` is in force */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "trusted.h"
+
+int trusted_fd_check(int fd, const char *path, const char *what) {
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat %s %s: %m", what, path);
+        if (!S_ISREG(st.st_mode))
+                return log_error_errno(EINVAL, "%s %s is not a regular file", what, path);
+        if (st.st_uid != 0 && st.st_uid != geteuid())
+                return log_error_errno(EPERM, "%s %s is not owned by root: refusing it", what, path);
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+                return log_error_errno(EPERM, "%s %s is writable by group or others: refusing it", what, path);
+        return 0;
+}
+
+int trusted_read(const char *path, size_t max_size, const char *what, char **ret_buf, size_t *ret_len) {
+        _cleanup_(freep) char *buf = NULL;
+        struct stat st;
+        ssize_t n;
+        int fd, r;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ENOENT : log_error_errno(errno, "Failed to open %s %s: %m", what, path);
+        r = trusted_fd_check(fd, path, what);
+        if (r < 0)
+                goto out;
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                goto out;
+        }
+        if ((size_t)st.st_size > max_size) {
+                r = log_error_errno(EFBIG, "%s %s is larger than %zu bytes", what, path, max_size);
+                goto out;
+        }
+        buf = malloc((size_t)st.st_size + 1);
+        if (!buf) {
+                r = -ENOMEM;
+                goto out;
+        }
+        /* One byte more than the size: a file that grew meanwhile is noticed. */
+        n = read(fd, buf, (size_t)st.st_size + 1);
+        if (n < 0) {
+                r = log_error_errno(errno, "Failed to read %s %s: %m", what, path);
+                goto out;
+        }
+        if (n > st.st_size) {
+                r = log_error_errno(EAGAIN, "%s %s changed while it was read", what, path);
+                goto out;
+        }
+        *ret_buf = buf;
+        *ret_len = (size_t)n;
+        buf = NULL;
+out:
+        close(fd);
+        return r;
+}
