@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,15 +135,28 @@ int cpuset_setup(struct cpuset *cs, const char *root, uint32_t n_cpus,
                         log_notice("No cgroup v1 cpuset hierarchy at %s: SCHED_DEADLINE runs in global mode", root);
                 return CPUSET_E_UNAVAILABLE;
         }
+        cs->lock_fd = open(CPUSET_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (cs->lock_fd < 0)
+                return log_error_errno(errno, "Failed to open %s: %m", CPUSET_LOCK_FILE);
+        if (flock(cs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                cs->lock_fd = safe_close(cs->lock_fd);
+                if (errno != EWOULDBLOCK)
+                        return log_error_errno(errno, "Failed to lock %s: %m", CPUSET_LOCK_FILE);
+                if (any_wanted)
+                        log_notice("Another rtfd owns the cpuset partitions: SCHED_DEADLINE runs in global mode");
+                return CPUSET_E_BUSY;
+        }
+        /* Nobody owns the rtf cpusets that exist: a crashed rtfd left them. */
         cpuset_cleanup_stale(root);
-        if (!any_wanted)
-                return 0;
 
-        for (uint32_t c = 0; c < cs->n_cpus; c++)
+        for (uint32_t c = 0; c < cs->n_cpus && any_wanted; c++)
                 n_want += want[c];
-        if (n_want == 0)
+        if (n_want == 0) {
+                cs->lock_fd = safe_close(cs->lock_fd);
                 return 0;
+        }
         if (n_want >= cs->n_cpus) {
+                cs->lock_fd = safe_close(cs->lock_fd);
                 log_notice("Partitioning all %" PRIu32 " CPUs would leave none for the rest of the system: "
                            "SCHED_DEADLINE runs in global mode", cs->n_cpus);
                 return CPUSET_E_NO_CPU_LEFT;
@@ -222,6 +236,7 @@ void cpuset_teardown(struct cpuset *cs) {
         }
         cs->active = false;
         memset(cs->partitioned, 0, sizeof(cs->partitioned));
+        cs->lock_fd = safe_close(cs->lock_fd);
 }
 
 int cpuset_move_thread(struct cpuset *cs, pid_t tid, int cpu) {

@@ -28,9 +28,17 @@ struct cpuset {
         bool active;                    /* partitions exist */
         bool partitioned[CPUSET_MAX_CPUS];
         bool saved_load_balance;
+        int lock_fd;                    /* held while the partitions are ours */
 };
 
-#define CPUSET_NULL ((struct cpuset){ .root = "" })
+#define CPUSET_NULL ((struct cpuset){ .root = "", .lock_fd = -1 })
+
+/*
+ * One rtfd at a time may own partitions: it holds an exclusive flock() on
+ * this file.  Another rtfd (a test instance, a benchmark) neither removes
+ * them as stale nor makes its own; it runs SCHED_DEADLINE in global mode.
+ */
+#define CPUSET_LOCK_FILE "/run/rtf-cpusets.lock"
 
 /*
  * Give each CPU in want[] a root domain of its own.  Returns 0 when the
@@ -40,6 +48,7 @@ struct cpuset {
 enum {
         CPUSET_E_UNAVAILABLE = 1,       /* no cgroup v1 cpuset hierarchy */
         CPUSET_E_NO_CPU_LEFT,           /* no CPU would be left for the system */
+        CPUSET_E_BUSY,                  /* another live rtfd owns the partitions */
 };
 int cpuset_setup(struct cpuset *cs, const char *root, uint32_t n_cpus,
                  const bool *want, bool any_wanted);

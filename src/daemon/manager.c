@@ -66,7 +66,7 @@ static struct {
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
-        bool no_cpusets;                /* cpuset_setup() found no cgroup v1 cpuset hierarchy */
+        bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
         struct uid_count {
                 uint32_t uid;
                 uint32_t specs;
@@ -1126,7 +1126,7 @@ int manager_init(const struct manager_options *o) {
         r = cpuset_setup(&m.cpuset, o->cpuset_root, m.n_cpus, m.set.wants_partition, m.set.any_partition);
         if (r < 0)
                 goto fail;
-        m.no_cpusets = r == CPUSET_E_UNAVAILABLE;
+        m.no_cpusets = r == CPUSET_E_UNAVAILABLE || r == CPUSET_E_BUSY;
         r = set_load(&m.set);
         if (r < 0)
                 goto fail;
@@ -1271,7 +1271,7 @@ int manager_reload(void) {
                                      m.set.any_partition);
                         goto keep;
                 }
-                m.no_cpusets = r == CPUSET_E_UNAVAILABLE;
+                m.no_cpusets = r == CPUSET_E_UNAVAILABLE || r == CPUSET_E_BUSY;
         }
         r = set_load(&next);
         if (r < 0)

@@ -33,6 +33,28 @@ def check_other(tid):
 
 
 @pytest.mark.cpuset
+def test_a_second_rtfd_leaves_the_partitions_of_the_first_alone(rtfd):
+    """Only one rtfd owns cpuset partitions (a lock); another one started
+    meanwhile neither removes them as stale nor makes its own: it runs
+    global EDF, and the first keeps pinning its threads."""
+    first = rtfd(PARTITIONED)
+    assert "rtf-cpu1" in kernel.rtf_cpusets()
+    second = rtfd(PARTITIONED)
+    assert "Another rtfd owns the cpuset partitions" in second.log(), second.log()
+    assert "rtf-cpu1" in kernel.rtf_cpusets()
+    assert [c["partitioned"] for c in second.cores() if c["plugin"] == "EDF"] == [False]
+
+    c = first.client()
+    tid = c.thread("t")
+    assert c.create("e", period=PERIOD_US, runtime=RUNTIME_US)["result"] == 0
+    assert c.attach("e", "thread:t")["result"] == 0
+    assert kernel.affinity(tid) == {1}
+    assert kernel.cpuset_of(tid) == "/rtf-cpu1"
+    r = second.client().create("e", period=PERIOD_US, runtime=RUNTIME_US)
+    assert (r["result"], r["cpu"]) == (0, -1), r
+
+
+@pytest.mark.cpuset
 def test_partitioned_edf_pins_thread_in_its_partition(rtfd):
     balance_before = kernel.read_root_load_balance()
     d = rtfd(PARTITIONED)
