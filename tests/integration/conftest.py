@@ -35,9 +35,30 @@ def build():
         # tests/meson.build lacks subdir('integration'): build it here.
         client_dir = tempfile.mkdtemp(prefix="rtf-it-client-")
         b.testclient = compile_testclient(b, client_dir)
+    opened = open_path_for_others(b.path)
     yield b
+    for path, mode in reversed(opened):
+        os.chmod(path, mode)
     if client_dir:
         shutil.rmtree(client_dir, ignore_errors=True)
+
+
+def open_path_for_others(path):
+    """The tests run clients as unprivileged users, which must reach the build
+    (a fresh clone may sit in a 0700 directory).  Give every ancestor the
+    search (x) bit for others for the session; returns what to restore."""
+    opened = []
+    if os.geteuid() != 0:
+        return opened
+    path = os.path.abspath(path)
+    while True:
+        mode = os.stat(path).st_mode & 0o7777
+        if not mode & 0o001:
+            os.chmod(path, mode | 0o001)
+            opened.append((path, mode))
+        if path == "/":
+            return opened
+        path = os.path.dirname(path)
 
 
 # ---- skipping ------------------------------------------------------------------

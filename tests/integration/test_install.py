@@ -51,6 +51,10 @@ def test_listing1_against_installed_header(installed, rtfd, tmp_path):
                            text=True, check=True).stdout.split()
     assert any(f.startswith("-I" + installed) for f in flags), flags
     exe = str(tmp_path / "listing1")
+    lib = one(installed, "**/librtf.so.1")
+    # A sanitized librtf needs a sanitized program: the runtime must come first.
+    if "libasan" in subprocess.run(["ldd", lib], capture_output=True, text=True).stdout:
+        flags = ["-fsanitize=address,undefined"] + flags
     # Only the installed header: no -I into the source tree.
     r = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", os.path.join(SRC_DIR, "examples",
                         "listing1.c"), "-o", exe] + flags, capture_output=True, text=True)
