@@ -64,6 +64,7 @@ static struct {
         struct spec *attached;          /* specs with a thread */
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
+        struct state state;             /* journal of promoted threads */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
@@ -269,26 +270,22 @@ static void fill_reply(struct rtf_msg_reply *r, const struct spec *s) {
 
 /* ---- kernel side ---- */
 
-/* Keep the list of promoted threads on disk, for a restart after a crash. */
-static void save_state(void) {
-        struct state_entry *e;
+/* Journal a promotion or its end, for a restart after a crash (state.c). */
+static void note_state(const struct spec *changed, bool add) {
+        struct state_entry one = { changed->thread.tid, changed->thread.starttime, changed->thread.pidfd_ino };
+        struct state_entry *live = NULL;
         size_t n = 0;
-        int r;
 
-        for (struct spec *s = m.attached; s; s = s->attached_next)
-                n++;
-        e = calloc(n ? n : 1, sizeof(*e));
-        if (!e) {
-                log_warning("Out of memory: the state file is not updated");
-                return;
+        if (m.state.lines >= STATE_COMPACT_LINES) {
+                for (struct spec *s = m.attached; s; s = s->attached_next)
+                        n++;
+                live = calloc(n ? n : 1, sizeof(*live));
+                n = 0;
+                for (struct spec *s = m.attached; live && s; s = s->attached_next)
+                        live[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime, s->thread.pidfd_ino };
         }
-        n = 0;
-        for (struct spec *s = m.attached; s; s = s->attached_next)
-                e[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime, s->thread.pidfd_ino };
-        r = state_save(m.opt.state_path, e, n);
-        if (r < 0)
-                log_warning_errno(r, "Failed to write the state file %s: %m", m.opt.state_path);
-        free(e);
+        state_note(&m.state, add, &one, live, live ? n : SIZE_MAX / 4);
+        free(live);
 }
 
 static void attached_unlink(struct spec *s) {
@@ -358,7 +355,7 @@ static void spec_unattach(struct spec *s, bool demote) {
         s->task.attached = 0;
         attached_unlink(s);
         pmqos_update(m.attached != NULL, m.opt.latency_hint_us);
-        save_state();
+        note_state(s, false);
         if (s->plugin->ops->detach)
                 s->plugin->ops->detach(s->plugin->state, &s->task);
 }
@@ -734,7 +731,7 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
                 m.attached->attached_prev = s;
         m.attached = s;
         pmqos_update(true, m.opt.latency_hint_us);
-        save_state();
+        note_state(s, true);
         fill_reply(r, s);
         audit(o, "attach", id, s->plugin->name, true, 0, NULL);
         log_debug("Thread %d attached to spec %" PRIu64, (int)tid, id);
@@ -1113,7 +1110,7 @@ int manager_init(const struct manager_options *o) {
                 m.inject_stuck_id = strtoull(inject, NULL, 10);
 
         mkdir_parent(o->state_path);
-        state_recover(o->state_path);
+        state_open(&m.state, o->state_path);
         r = read_config(o->config_path, m.n_cpus, &m.set.config);
         if (r < 0)
                 return r;
@@ -1330,8 +1327,7 @@ void manager_done(void) {
         set_unload(&m.set);
         cpuset_teardown(&m.cpuset);
         access_done();
-        if (m.opt.state_path)
-                unlink(m.opt.state_path);
+        state_close(&m.state);
         free(m.uids);
         m.uids = NULL;
         m.n_uids = 0;

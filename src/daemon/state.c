@@ -66,36 +66,65 @@ int thread_starttime(pid_t tid, uint64_t *ret) {
         return stat_text_starttime(buf, (size_t)n, ret);
 }
 
-int state_save(const char *path, const struct state_entry *entries, size_t n) {
-        char tmp[4096];
-        FILE *f;
+static int format_entry(char *buf, size_t size, char sign, const struct state_entry *e) {
+        return snprintf(buf, size, "%c %d %" PRIu64 " %" PRIu64 "\n", sign, (int)e->tid, e->starttime, e->pidfd_ino);
+}
+
+/* A new journal holding the live entries, put in place atomically. */
+static int state_rewrite(struct state *st, const struct state_entry *live, size_t n) {
+        char tmp[4096 + 8], line[96];
         int fd, r = 0;
 
-        if (!path || !path[0])
-                return 0;
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+        if (snprintf(tmp, sizeof(tmp), "%s.tmp", st->path) >= (int)sizeof(tmp))
                 return -ENAMETOOLONG;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        f = fdopen(fd, "we");
-        if (!f) {
-                close(fd);
-                return -errno;
+        for (size_t i = 0; i < n && r == 0; i++) {
+                int len = format_entry(line, sizeof(line), '+', &live[i]);
+
+                if (write(fd, line, (size_t)len) != len)
+                        r = -EIO;
         }
-        fprintf(f, "# threads promoted by rtfd: tid starttime pidfd-inode\n");
-        for (size_t i = 0; i < n; i++)
-                fprintf(f, "%d %" PRIu64 " %" PRIu64 "\n", (int)entries[i].tid, entries[i].starttime,
-                        entries[i].pidfd_ino);
-        if (fflush(f) != 0)
+        if (r == 0 && rename(tmp, st->path) < 0)
                 r = -errno;
-        if (fclose(f) != 0 && r == 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
+        if (r < 0) {
+                close(fd);
                 unlink(tmp);
-        return r;
+                return r;
+        }
+        safe_close(st->fd);
+        st->fd = fd;
+        st->lines = n;
+        return 0;
+}
+
+void state_note(struct state *st, bool add, const struct state_entry *e,
+                const struct state_entry *live, size_t n_live) {
+        char line[96];
+        int len, r;
+
+        if (st->fd < 0)
+                return;
+        if (st->lines >= STATE_COMPACT_LINES && st->lines >= 2 * n_live) {
+                r = state_rewrite(st, live, n_live);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to compact the state file %s: %m", st->path);
+                else
+                        return;         /* the live entries already include (or exclude) e */
+        }
+        len = format_entry(line, sizeof(line), add ? '+' : '-', e);
+        if (write(st->fd, line, (size_t)len) != len)
+                log_warning_errno(errno, "Failed to write the state file %s: %m", st->path);
+        else
+                st->lines++;
+}
+
+void state_close(struct state *st) {
+        if (st->fd >= 0) {
+                st->fd = safe_close(st->fd);
+                unlink(st->path);
+        }
 }
 
 static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
@@ -136,27 +165,68 @@ static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
         return r > 0;
 }
 
-int state_recover(const char *path) {
+/* Replay the journal of a previous rtfd: what was added and not removed. */
+static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
+        struct state_entry *set = NULL;
+        size_t n = 0, cap = 0, lines = 0;
         char line[128];
-        int demoted = 0, lines = 0;
-        FILE *f;
 
-        if (!path || !path[0])
-                return 0;
-        f = fopen(path, "re");
-        if (!f)
-                return 0;
-        while (fgets(line, sizeof(line), f) && lines++ < 1000000) {
+        while (fgets(line, sizeof(line), f) && lines++ < 16 * 1024 * 1024) {
                 unsigned long long start, ino;
+                char sign;
                 int tid;
 
-                if (line[0] == '#' || sscanf(line, "%d %llu %llu", &tid, &start, &ino) != 3 || tid <= 0)
+                if (sscanf(line, "%c %d %llu %llu", &sign, &tid, &start, &ino) != 4 || tid <= 0)
                         continue;
-                demoted += demote_if_same(tid, start, ino);
+                if (sign == '+') {
+                        if (n == cap) {
+                                size_t c2 = cap ? cap * 2 : 64;
+                                struct state_entry *s2 = realloc(set, c2 * sizeof(*s2));
+
+                                if (!s2)
+                                        break;
+                                set = s2;
+                                cap = c2;
+                        }
+                        set[n++] = (struct state_entry){ tid, start, ino };
+                } else if (sign == '-') {
+                        for (size_t i = 0; i < n; i++)
+                                if (set[i].tid == tid && set[i].pidfd_ino == ino) {
+                                        set[i] = set[--n];
+                                        break;
+                                }
+                }
         }
-        fclose(f);
-        unlink(path);
-        if (demoted)
-                log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted", demoted);
+        *ret = set;
+        *ret_n = n;
+        return 0;
+}
+
+int state_open(struct state *st, const char *path) {
+        struct state_entry *left = NULL;
+        size_t n = 0;
+        int demoted = 0;
+        FILE *f;
+
+        *st = STATE_NULL;
+        if (!path || !path[0])
+                return 0;
+        if (snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
+                return log_error_errno(ENAMETOOLONG, "State file path too long: %s", path);
+        f = fopen(path, "re");
+        if (f) {
+                replay(f, &left, &n);
+                fclose(f);
+                for (size_t i = 0; i < n; i++)
+                        demoted += demote_if_same(left[i].tid, left[i].starttime, left[i].pidfd_ino);
+                free(left);
+                if (demoted)
+                        log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted",
+                                   demoted);
+        }
+        st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (st->fd < 0)
+                return log_warning_errno(errno, "Cannot write the state file %s (%m): promoted threads will "
+                                         "not be demoted after a crash", path);
         return demoted;
 }

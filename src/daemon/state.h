@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,9 +26,31 @@ struct state_entry {
         uint64_t pidfd_ino;
 };
 
-int state_save(const char *path, const struct state_entry *entries, size_t n);
-/* Demote what a previous rtfd left promoted; returns how many were demoted. */
-int state_recover(const char *path);
+/*
+ * The file is a journal: "+ tid starttime inode" when a thread is promoted,
+ * "- ..." when it is let go, one write(2) of one line each (O_APPEND), so
+ * an attach costs one small write and a crash can at worst lose the line
+ * being written.  When the journal grows past STATE_COMPACT_LINES it is
+ * rewritten (through a new file and rename(2)) with only the live entries.
+ */
+#define STATE_COMPACT_LINES 4096
+
+struct state {
+        char path[4096];
+        int fd;
+        size_t lines;                   /* in the journal now */
+};
+
+#define STATE_NULL ((struct state){ .fd = -1 })
+
+/* Demote what a previous rtfd left promoted, then start an empty journal. */
+int state_open(struct state *st, const char *path);
+/* Journal a promotion (add) or its end; `live` lists the entries in force
+ * afterwards, for a compaction. */
+void state_note(struct state *st, bool add, const struct state_entry *e,
+                const struct state_entry *live, size_t n_live);
+/* Remove the journal (at a clean stop, when nothing is promoted any more). */
+void state_close(struct state *st);
 
 /* The start time of a thread, to tell it from a successor with the same id. */
 int thread_starttime(pid_t tid, uint64_t *ret);

@@ -374,9 +374,17 @@ def test_specs_per_uid_limit(rtfd, tmp_path, users):
 # ---- rtfd killed while users' threads are promoted -------------------------------------------
 
 def state_file(d):
-    """{tid: start time} of rtfd's state file."""
+    """{tid: start time} of the threads rtfd's state journal says are promoted:
+    lines "+ tid start inode" add one, "- tid start inode" remove it."""
+    live = {}
     with open(os.path.join(d.dir, "rtfd.state")) as f:
-        return {int(l.split()[0]): int(l.split()[1]) for l in f if l[0].isdigit()}
+        for line in f:
+            sign, tid, start, _ = line.split()
+            if sign == "+":
+                live[int(tid)] = int(start)
+            else:
+                live.pop(int(tid), None)
+    return live
 
 
 def kill_daemon(d):
