@@ -31,6 +31,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -177,6 +178,96 @@ RTF_PUBLIC int rtf_task_start(struct rtf_spec *s);
  * counts ended jobs, s->overruns those that ended after their next release.
  */
 RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s);
+
+/*
+ * Periodic tasks with a budget (LIBRTF_1.1): the semantics of the RTAI budget
+ * paper (section 3.2), see docs/BUDGETS.md.
+ *
+ * Overrun policy: what rtf_task_wait_period() does when a job ends after the
+ * next release.  SKIP (Xenomai, the default): the releases already past are
+ * dropped and the task sleeps until the next one.  CATCH_UP (RTAI): it
+ * returns at once and the missed releases are run back to back.  Either way
+ * it returns the number of releases already past.
+ *
+ * Budget W (per period): a task that uses W of CPU inside a period is
+ * suspended until the next release and continues there; the wait_period call
+ * of the exhausted period is then ignored (returns 0 at once), so the task
+ * catches up.  At most 30,000 such calls are remembered.
+ *   HARD  the thread runs on SCHED_DEADLINE: the kernel's CBS enforces the
+ *         runtime; overruns are counted when the request asked for them with
+ *         rtf_params_count_overruns().
+ *   SOFT  any other policy (FP, RR, RM plugins) with a declared runtime:
+ *         librtf enforces W in the task's own thread with a CLOCK_MONOTONIC
+ *         timer that sends RTF_BUDGET_SIGNAL to it (the thread must not
+ *         block that signal).  On by default; RTF_TASK_NO_SOFT_BUDGET opts out.
+ *
+ * The task is the thread that calls rtf_task_start(); rtf_task_wait_period()
+ * and rtf_task_stop() belong to that thread (rtf_spec_release() stops the
+ * task too: call it from that thread, or after the thread has finished).
+ */
+#define RTF_BUDGET_SIGNAL (SIGRTMAX - 1)
+
+enum rtf_overrun_policy {
+        RTF_OVERRUN_SKIP = 0,
+        RTF_OVERRUN_CATCH_UP = 1,
+};
+
+enum rtf_budget_mode {
+        RTF_BUDGET_NONE = 0,
+        RTF_BUDGET_SOFT = 1,
+        RTF_BUDGET_HARD = 2,
+};
+
+enum {
+        RTF_TASK_NO_SOFT_BUDGET = 1u << 0,      /* do not enforce the runtime in librtf */
+};
+
+struct rtf_task_attr {
+        uint32_t size;                  /* sizeof(struct rtf_task_attr) */
+        uint32_t overrun_policy;        /* enum rtf_overrun_policy */
+        uint32_t flags;                 /* RTF_TASK_* */
+        uint32_t reserved0;
+        uint64_t budget_us;             /* 0: the accepted runtime, else the declared one */
+        int64_t first_release_ns;       /* CLOCK_MONOTONIC; 0: one period from now */
+        uint64_t reserved[4];
+};
+
+#define RTF_TASK_ATTR_INIT { .size = sizeof(struct rtf_task_attr) }
+
+struct rtf_task_stats {
+        uint32_t size;                  /* sizeof(struct rtf_task_stats), set by the caller */
+        uint32_t budget_mode;           /* enum rtf_budget_mode */
+        uint64_t period_ns;
+        uint64_t budget_ns;             /* 0: none */
+        uint64_t periods;               /* jobs ended */
+        uint64_t overruns;              /* jobs that ended after the next release */
+        uint64_t missed_releases;       /* skip: releases dropped; catch-up: jobs started late */
+        uint64_t budget_exhaustions;    /* soft: suspensions; hard: overruns the kernel reported */
+        uint64_t ignored_waits;         /* wait_period calls ignored after an exhaustion */
+        uint64_t delayed_pending;       /* such calls still to come */
+        uint64_t delayed_dropped;       /* exhaustions beyond the cap of 30,000 */
+        uint64_t max_response_ns;       /* longest job: end - release */
+        uint64_t max_job_cpu_ns;        /* longest job: CPU time */
+        uint64_t timer_expirations;     /* soft: enforcement signals handled */
+        uint64_t enforcement_ns_total;  /* soft: time in the handler, sleep and final spin excluded */
+        uint64_t enforcement_ns_max;
+        uint64_t timer_lead_ns;         /* soft: how early the timer is armed now */
+        uint64_t reserved[7];
+};
+
+/* rtf_task_start() with defaults: skip policy, budget from the spec. */
+RTF_PUBLIC int rtf_task_start_attr(struct rtf_spec *s, const struct rtf_task_attr *attr);
+/* Stop the periodic task and free its state (rtf_spec_release() does it too). */
+RTF_PUBLIC int rtf_task_stop(struct rtf_spec *s);
+/* ret->size must be sizeof(*ret).  -EINVAL if the task was not started. */
+RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *ret);
+/*
+ * Ask rtfd for SCHED_FLAG_DL_OVERRUN (RTF_PARAM_OVERRUN_SIGNAL) and install
+ * librtf's SIGXCPU handler first, which counts the overruns as budget
+ * exhaustions of the thread's periodic task.  -EBUSY (flag not set) if the
+ * process already handles SIGXCPU itself.
+ */
+RTF_PUBLIC int rtf_params_count_overruns(struct rtf_params *p);
 
 /* Text for any result of this API (RTF_* or negative errno). */
 RTF_PUBLIC const char *rtf_strerror(int result);

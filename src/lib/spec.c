@@ -114,8 +114,10 @@ RTF_PUBLIC rtf_result_t rtf_spec_release(struct rtf_spec *s) {
         msg.id.id = s->id;
         r = spec_call(&msg);
         /* -ENOENT: rtfd no longer has it either, so the spec is free again. */
-        if (r == RTF_OK || r == -ENOENT)
+        if (r == RTF_OK || r == -ENOENT) {
+                rtf_task_stop(s);
                 *s = (struct rtf_spec) RTF_SPEC_INIT;
+        }
         return r;
 }
 

@@ -82,6 +82,31 @@ static void test_constants(void) {
         CHECK_EQ(sizeof(rtf_result_t), sizeof(int));
 }
 
+/* LIBRTF_1.1: periodic tasks with budgets. */
+static void test_task(void) {
+        struct rtf_task_attr a = RTF_TASK_ATTR_INIT;
+        struct rtf_task_stats st;
+
+        CHECK_EQ(sizeof(struct rtf_task_attr), 64);
+        CHECK_EQ(offsetof(struct rtf_task_attr, overrun_policy), 4);
+        CHECK_EQ(offsetof(struct rtf_task_attr, flags), 8);
+        CHECK_EQ(offsetof(struct rtf_task_attr, budget_us), 16);
+        CHECK_EQ(offsetof(struct rtf_task_attr, first_release_ns), 24);
+        CHECK_EQ(offsetof(struct rtf_task_attr, reserved), 32);
+        CHECK_EQ(a.size, 64);
+        CHECK_EQ(a.overrun_policy, RTF_OVERRUN_SKIP);
+
+        CHECK_EQ(sizeof(struct rtf_task_stats), 184);
+        CHECK_EQ(offsetof(struct rtf_task_stats, budget_mode), 4);
+        CHECK_EQ(offsetof(struct rtf_task_stats, period_ns), 8);
+        CHECK_EQ(offsetof(struct rtf_task_stats, periods), 24);
+        CHECK_EQ(offsetof(struct rtf_task_stats, budget_exhaustions), 48);
+        CHECK_EQ(offsetof(struct rtf_task_stats, max_response_ns), 80);
+        CHECK_EQ(offsetof(struct rtf_task_stats, timer_lead_ns), 120);
+        CHECK_EQ(offsetof(struct rtf_task_stats, reserved), 128);
+        CHECK_EQ(sizeof(st.reserved), 56);
+}
+
 int main(void) {
         /* pid_t and pointers are 4 bytes on ILP32: these numbers are LP64's. */
         if (sizeof(void *) != 8 || sizeof(long) != 8 || sizeof(pid_t) != 4) {
@@ -91,6 +116,7 @@ int main(void) {
 
         test_params();
         test_spec();
+        test_task();
         test_constants();
         return test_done();
 }

@@ -143,6 +143,11 @@ static void test_wait_period(void) {
         CHECK_EQ(rtf_task_wait_period(&s), 0);
         CHECK_EQ(s.jobs, 3);
         CHECK_EQ(s.overruns, 1);
+
+        CHECK_EQ(rtf_task_stop(&s), 0);
+        CHECK(s.task == NULL);
+        CHECK_EQ(rtf_task_wait_period(&s), -EINVAL);
+        CHECK_EQ(rtf_task_stop(&s), 0);
 }
 
 int main(void) {
