@@ -662,6 +662,7 @@ void manager_release(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
 
         if (!s)
                 return;
+        audit(o, "release", id, s->plugin->name, true, 0, NULL);
         spec_free(s);
         r->result = RTF_OK;
         r->id = id;
@@ -748,6 +749,7 @@ void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
         }
         spec_unattach(s, true);
         fill_reply(r, s);
+        audit(o, "detach", id, s->plugin->name, true, 0, NULL);
 }
 
 void manager_owner_gone(struct owner *o) {

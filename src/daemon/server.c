@@ -85,8 +85,9 @@ static bool rate_allows(struct client *c) {
 static uint32_t clients_of(uid_t uid) {
         uint32_t n = 0;
 
+        /* Connections already refused do not count: they are on their way out. */
         for (struct client *c = srv.clients; c; c = c->next)
-                n += c->owner.uid == uid;
+                n += c->owner.uid == uid && !c->refusal;
         return n;
 }
 

@@ -165,7 +165,13 @@ static void lead_learn(struct task_private *t, uint64_t cpu_ns) {
  * (suspended, or spinning to the exact budget), which is not overhead.
  */
 static uint64_t budget_enforce(struct task_private *t) {
-        uint64_t spent = 0;
+        /*
+         * The lead learnt from late signals is capped at a quarter of the
+         * budget: with a lead as large as the budget (a host stall can teach
+         * that), every window would be spent spinning in this handler and
+         * the task would never run again.
+         */
+        uint64_t spent = 0, lead = MIN(t->lead_ns, t->core.budget_ns / 4);
 
         for (;;) {
                 int64_t now = monotonic_ns(), target, t0;
@@ -190,7 +196,7 @@ static uint64_t budget_enforce(struct task_private *t) {
                         periodic_budget_resume(&t->core, now, cpu);
                         continue;
                 }
-                if (b.left_ns <= t->lead_ns + SPIN_SLACK_NS) {
+                if (b.left_ns <= lead + SPIN_SLACK_NS) {
                         uint64_t until = cpu + b.left_ns;
 
                         t0 = now;
@@ -201,7 +207,7 @@ static uint64_t budget_enforce(struct task_private *t) {
                         spent += (uint64_t) (now - t0);
                         continue;
                 }
-                target = now + (int64_t) (b.left_ns - t->lead_ns);
+                target = now + (int64_t) (b.left_ns - lead);
                 if (target > b.window_end_ns)
                         target = b.window_end_ns;
                 timer_arm(t, target, now, cpu);

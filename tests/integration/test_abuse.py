@@ -108,6 +108,12 @@ class Churn:
         self.answers[key] = self.answers.get(key, 0) + 1
 
 
+
+def sanitized(build):
+    """rtfd was built with AddressSanitizer (its quarantine keeps freed memory)."""
+    out = subprocess.run(["ldd", build.rtfd], capture_output=True, text=True).stdout
+    return "libasan" in out
+
 @pytest.mark.deadline
 def test_a_thousand_killed_clients_leave_nothing_behind(rtfd, tmp_path, users):
     carol = users["carol"]
@@ -148,8 +154,11 @@ def test_a_thousand_killed_clients_leave_nothing_behind(rtfd, tmp_path, users):
     churn.run(3000)
     settled()
     after_4000 = uss_kib(d.proc.pid)
+    # Under AddressSanitizer freed memory waits in a quarantine, so USS grows
+    # by design; in that build LeakSanitizer checks for leaks at rtfd's exit.
     for n, after in ((1000, after_1000), (4000, after_4000)):
-        assert after - before <= 256, f"rtfd's USS grew from {before} KiB to {after} KiB over {n} clients"
+        assert sanitized(d.build) or after - before <= 256, \
+            f"rtfd's USS grew from {before} KiB to {after} KiB over {n} clients"
 
     # All DEADLINE bandwidth is back, in rtfd's admission and in the kernel:
     # three threads at density 0.44 are close to global EDF's bound on 2 CPUs
@@ -267,7 +276,8 @@ def test_client_that_never_reads_stalls_only_itself(rtfd, tmp_path, users):
 
     before = churn(10)
     after = churn(100)
-    assert after - before <= 256, f"rtfd's USS grew from {before} KiB to {after} KiB"   # see the 1,000 clients
+    assert sanitized(d.build) or after - before <= 256, \
+        f"rtfd's USS grew from {before} KiB to {after} KiB"   # see the 1,000 clients
 
 
 # ---- limits -------------------------------------------------------------------------------

@@ -2,13 +2,13 @@
 """Default deny: without an access-control policy only root may reserve
 anything; every user may still look (rtfctl)."""
 import errno
-import json
 import os
 
 import pytest
 
 import kernel
 import wire
+from users import Account, as_user
 from rtfit import GLOBAL
 
 RTF_ACL_FAIL = 2
@@ -25,26 +25,7 @@ def nobody_can_run(build):
 
 def as_nobody(fn):
     """Run fn() in a child with uid/gid 65534; return what it returns (JSON-able)."""
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(rfd)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            out = json.dumps(fn()).encode()
-        except BaseException as e:       # report, never return into pytest
-            out = json.dumps({"error": repr(e)}).encode()
-        os.write(wfd, out)
-        os._exit(0)
-    os.close(wfd)
-    data = b""
-    while chunk := os.read(rfd, 65536):
-        data += chunk
-    os.close(rfd)
-    os.waitpid(pid, 0)
-    return json.loads(data)
+    return as_user(Account("nobody"), fn)
 
 
 def test_unprivileged_user_gets_acl_fail(rtfd, nobody_can_run):

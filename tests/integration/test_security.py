@@ -84,6 +84,14 @@ def test_user_without_a_grant_is_refused(rtfd, tmp_path, users):
     assert r["result"] == 0, r
     assert any(f"create spec {r['id']} on FP: granted by acl.conf:2" in l for l in audit_lines(d, bob, "granted")), \
         d.log()
+    # Every grant is audited, letting go included.
+    tid = b.thread("t")
+    assert b.attach("s", "thread:t")["result"] == 0
+    assert b.detach("s")["result"] == 0
+    assert b.release("s")["result"] == 0
+    for what in ("attach", "detach", "release"):
+        assert any(f"{what} spec {r['id']} on FP: granted" in l for l in audit_lines(d, bob, "granted")), \
+            (what, d.log())
 
 
 # ---- the nine properties at their boundaries ------------------------------------------
