@@ -166,12 +166,12 @@ static void lead_learn(struct task_private *t, uint64_t cpu_ns) {
  */
 static uint64_t budget_enforce(struct task_private *t) {
         /*
-         * The lead learnt from late signals is capped at a quarter of the
+         * The lead learnt from late signals is capped at three quarters of the
          * budget: with a lead as large as the budget (a host stall can teach
          * that), every window would be spent spinning in this handler and
          * the task would never run again.
          */
-        uint64_t spent = 0, lead = MIN(t->lead_ns, t->core.budget_ns / 4);
+        uint64_t spent = 0, lead = MIN(t->lead_ns, t->core.budget_ns / 4 * 3);
 
         for (;;) {
                 int64_t now = monotonic_ns(), target, t0;
