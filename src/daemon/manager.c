@@ -13,70 +13,14 @@
 #include <sys/epoll.h>
 
 #include "access.h"
-#include "config.h"
-#include "cpuset.h"
-#include "dl-health.h"
-#include "event.h"
 #include "log.h"
-#include "manager.h"
-#include "plugin.h"
+#include "manager-private.h"
 #include "pmqos.h"
-#include "state.h"
-#include "thread.h"
-#include "trusted.h"
 
-struct spec {
-        uint64_t id;
-        struct owner *owner;
-        struct plugin *plugin;
-        struct rtf_plugin_task task;
-        struct thread thread;
-        bool attached;
-        bool committing;                /* plugin callbacks for it are deferred */
-        struct source thread_source;
-        struct spec *hash_next;
-        struct spec *owner_prev, *owner_next;
-        struct spec *attached_prev, *attached_next;
-        struct spec *all_prev, *all_next;       /* in id order, for listings */
-        struct dl_sample last_sample;
-        bool have_sample;
-        uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
-};
-
-struct plugin_set {
-        struct plugin *plugins;
-        uint32_t n;
-        struct rtf_config config;
-        bool wants_partition[CPUSET_MAX_CPUS];
-        bool any_partition;
-};
-
-static struct {
-        struct manager_options opt;
-        struct manager_options base;    /* as given on the command line */
-        uint32_t n_cpus;
-        struct plugin_set set;
-        struct cpuset cpuset;
-        struct spec **buckets;
-        size_t n_buckets;
-        uint32_t n_specs;
-        uint64_t next_id;
-        struct spec *attached;          /* specs with a thread */
-        struct spec *all_head, *all_tail;
-        uint64_t inject_stuck_id;       /* test hook, see manager_init() */
-        struct state state;             /* journal of promoted threads */
-        uint64_t leak_recoveries;
-        uint64_t stuck_recoveries;
-        bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
-        struct uid_count {
-                uint32_t uid;
-                uint32_t specs;
-        } *uids;
-        size_t n_uids;
-} m;
+struct manager_state mgr;
 
 const struct limits *manager_limits(void) {
-        return &m.opt.limits;
+        return &mgr.opt.limits;
 }
 
 static void fail(struct rtf_msg_reply *r, int result, const char *fmt, ...) _printf_(3, 4);
@@ -99,40 +43,40 @@ static int64_t now_ns(void) {
 /* ---- the id table ---- */
 
 static size_t bucket_of(uint64_t id) {
-        return (size_t)(id * 0x9E3779B97F4A7C15ULL >> 20) & (m.n_buckets - 1);
+        return (size_t)(id * 0x9E3779B97F4A7C15ULL >> 20) & (mgr.n_buckets - 1);
 }
 
-static int table_grow(void) {
-        size_t n = m.n_buckets ? m.n_buckets * 2 : 256;
+int manager_table_grow(void) {
+        size_t n = mgr.n_buckets ? mgr.n_buckets * 2 : 256;
         struct spec **b = calloc(n, sizeof(*b));
 
         if (!b)
                 return -ENOMEM;
-        for (size_t i = 0; i < m.n_buckets; i++)
-                for (struct spec *s = m.buckets[i], *next; s; s = next) {
+        for (size_t i = 0; i < mgr.n_buckets; i++)
+                for (struct spec *s = mgr.buckets[i], *next; s; s = next) {
                         size_t k = (size_t)(s->id * 0x9E3779B97F4A7C15ULL >> 20) & (n - 1);
 
                         next = s->hash_next;
                         s->hash_next = b[k];
                         b[k] = s;
                 }
-        free(m.buckets);
-        m.buckets = b;
-        m.n_buckets = n;
+        free(mgr.buckets);
+        mgr.buckets = b;
+        mgr.n_buckets = n;
         return 0;
 }
 
 static struct spec *spec_find(uint64_t id) {
-        if (!m.n_buckets)
+        if (!mgr.n_buckets)
                 return NULL;
-        for (struct spec *s = m.buckets[bucket_of(id)]; s; s = s->hash_next)
+        for (struct spec *s = mgr.buckets[bucket_of(id)]; s; s = s->hash_next)
                 if (s->id == id)
                         return s;
         return NULL;
 }
 
 static void table_remove(struct spec *spec) {
-        struct spec **p = &m.buckets[bucket_of(spec->id)];
+        struct spec **p = &mgr.buckets[bucket_of(spec->id)];
 
         while (*p && *p != spec)
                 p = &(*p)->hash_next;
@@ -142,7 +86,7 @@ static void table_remove(struct spec *spec) {
 
 /* ---- helpers ---- */
 
-static const char *policy_name(const struct plugin *p) {
+const char *manager_policy_name(const struct plugin *p) {
         return p->ops->name ? p->ops->name : "?";
 }
 
@@ -208,17 +152,17 @@ static int validate(const struct rtf_wire_params *w, struct rtf_msg_reply *r) {
 }
 
 static uint32_t *uid_specs(uid_t uid, bool create) {
-        for (size_t i = 0; i < m.n_uids; i++)
-                if (m.uids[i].uid == uid)
-                        return &m.uids[i].specs;
+        for (size_t i = 0; i < mgr.n_uids; i++)
+                if (mgr.uids[i].uid == uid)
+                        return &mgr.uids[i].specs;
         if (create) {
-                struct uid_count *u = realloc(m.uids, (m.n_uids + 1) * sizeof(*u));
+                struct uid_count *u = realloc(mgr.uids, (mgr.n_uids + 1) * sizeof(*u));
 
                 if (!u)
                         return NULL;
-                m.uids = u;
-                m.uids[m.n_uids] = (struct uid_count){ .uid = uid };
-                return &m.uids[m.n_uids++].specs;
+                mgr.uids = u;
+                mgr.uids[mgr.n_uids] = (struct uid_count){ .uid = uid };
+                return &mgr.uids[mgr.n_uids++].specs;
         }
         return NULL;
 }
@@ -276,23 +220,23 @@ static void note_state(const struct spec *changed, bool add) {
         struct state_entry *live = NULL;
         size_t n = 0;
 
-        if (m.state.lines >= STATE_COMPACT_LINES) {
-                for (struct spec *s = m.attached; s; s = s->attached_next)
+        if (mgr.state.lines >= STATE_COMPACT_LINES) {
+                for (struct spec *s = mgr.attached; s; s = s->attached_next)
                         n++;
                 live = calloc(n ? n : 1, sizeof(*live));
                 n = 0;
-                for (struct spec *s = m.attached; live && s; s = s->attached_next)
+                for (struct spec *s = mgr.attached; live && s; s = s->attached_next)
                         live[n++] = (struct state_entry){ s->thread.tid, s->thread.starttime, s->thread.pidfd_ino };
         }
-        state_note(&m.state, add, &one, live, live ? n : SIZE_MAX / 4);
+        state_note(&mgr.state, add, &one, live, live ? n : SIZE_MAX / 4);
         free(live);
 }
 
 static void attached_unlink(struct spec *s) {
         if (s->attached_prev)
                 s->attached_prev->attached_next = s->attached_next;
-        else if (m.attached == s)
-                m.attached = s->attached_next;
+        else if (mgr.attached == s)
+                mgr.attached = s->attached_next;
         if (s->attached_next)
                 s->attached_next->attached_prev = s->attached_prev;
         s->attached_prev = s->attached_next = NULL;
@@ -303,29 +247,29 @@ static void attached_unlink(struct spec *s) {
  * refuses bandwidth that our own accounting has free, rebuild the root
  * domains (which recounts the bandwidth of the tasks that exist) and retry.
  */
-static int apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
+int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
         int r;
 
-        r = thread_apply(&s->thread, set, &m.cpuset, m.n_cpus);
+        r = thread_apply(&s->thread, set, &mgr.cpuset, mgr.n_cpus);
         if (r != -EBUSY || set->policy != RTF_POLICY_DEADLINE)
                 return r;
         log_warning("Kernel refused SCHED_DEADLINE bandwidth for thread %d of spec %" PRIu64
                     " that rtf's admission has free: rebuilding root domains (bandwidth leak workaround)",
                     (int)s->thread.tid, s->id);
-        if (cpuset_rebuild_root_domains(&m.cpuset, m.opt.cpuset_root) < 0)
+        if (cpuset_rebuild_root_domains(&mgr.cpuset, mgr.opt.cpuset_root) < 0)
                 return r;
-        r = thread_apply(&s->thread, set, &m.cpuset, m.n_cpus);
+        r = thread_apply(&s->thread, set, &mgr.cpuset, mgr.n_cpus);
         if (r >= 0) {
-                m.leak_recoveries++;
+                mgr.leak_recoveries++;
                 log_notice("Recovered leaked SCHED_DEADLINE bandwidth; thread %d promoted (recovery #%" PRIu64 ")",
-                           (int)s->thread.tid, m.leak_recoveries);
+                           (int)s->thread.tid, mgr.leak_recoveries);
         } else {
                 log_warning_errno(r, "Retry after rebuilding root domains failed: %m");
         }
         return r;
 }
 
-static int setting_of(const struct spec *s, struct rtf_sched_setting *ret) {
+int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret) {
         struct rtf_sched_setting set = { .cpu = -1 };
         int r;
 
@@ -339,11 +283,11 @@ static int setting_of(const struct spec *s, struct rtf_sched_setting *ret) {
 static void thread_exited(struct source *src, uint32_t events);
 
 /* Withdraw the thread: demote it if it still lives, close its pidfd. */
-static void spec_unattach(struct spec *s, bool demote) {
+void manager_spec_unattach(struct spec *s, bool demote) {
         if (!s->attached)
                 return;
         if (demote && thread_alive(&s->thread)) {
-                int r = thread_demote(&s->thread, &m.cpuset, m.n_cpus);
+                int r = thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
 
                 if (r < 0 && r != -ESRCH)
                         log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m",
@@ -354,7 +298,7 @@ static void spec_unattach(struct spec *s, bool demote) {
         s->attached = false;
         s->task.attached = 0;
         attached_unlink(s);
-        pmqos_update(m.attached != NULL, m.opt.latency_hint_us);
+        pmqos_update(mgr.attached != NULL, mgr.opt.latency_hint_us);
         note_state(s, false);
         if (s->plugin->ops->detach)
                 s->plugin->ops->detach(s->plugin->state, &s->task);
@@ -365,7 +309,7 @@ static void thread_exited(struct source *src, uint32_t events) {
 
         log_info("Thread %d of spec %" PRIu64 " exited; its kernel reservation is gone, the spec stays admitted",
                  (int)s->thread.tid, s->id);
-        spec_unattach(s, false);
+        manager_spec_unattach(s, false);
 }
 
 /* A plugin changed a scheduled task's setting (RM re-prioritisation). */
@@ -376,17 +320,17 @@ static void task_updated(void *data, struct plugin *p, struct rtf_plugin_task *t
 
         if (s->committing || !s->attached)
                 return;
-        r = setting_of(s, &set);
+        r = manager_setting_of(s, &set);
         if (r >= 0)
-                r = apply_setting(s, &set);
+                r = manager_apply_setting(s, &set);
         if (r < 0) {
                 log_warning_errno(r, "Failed to re-apply plugin %s's new setting to thread %d of spec %" PRIu64
                                   ": %m; demoting it", p->name, (int)s->thread.tid, s->id);
-                spec_unattach(s, true);
+                manager_spec_unattach(s, true);
         }
 }
 
-static const struct plugin_host_ops host_ops = {
+const struct plugin_host_ops manager_host_ops = {
         .task_updated = task_updated,
 };
 
@@ -410,8 +354,8 @@ static int choose(struct owner *o, const struct rtf_wire_params *w, const struct
         char first_acl[RTF_REASON_MAX] = "";
         bool any_acl_ok = false, named = w->plugin[0], any_named = false;
 
-        for (uint32_t i = 0; i < m.set.n; i++) {
-                struct plugin *p = &m.set.plugins[i];
+        for (uint32_t i = 0; i < mgr.set.n; i++) {
+                struct plugin *p = &mgr.set.plugins[i];
                 struct rtf_plugin_decision d = { .core = -1 };
                 char why[RTF_REASON_MAX];
                 unsigned line;
@@ -469,8 +413,8 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
 
         if (validate(w, r) < 0)
                 goto refused;
-        if (o->n_specs >= m.opt.limits.max_specs_per_client) {
-                fail(r, -EUSERS, "limit max_specs_per_client (%" PRIu32 ") reached", m.opt.limits.max_specs_per_client);
+        if (o->n_specs >= mgr.opt.limits.max_specs_per_client) {
+                fail(r, -EUSERS, "limit max_specs_per_client (%" PRIu32 ") reached", mgr.opt.limits.max_specs_per_client);
                 goto refused;
         }
         per_uid = uid_specs(o->uid, true);
@@ -478,18 +422,18 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
                 fail(r, -ENOMEM, "out of memory");
                 return;
         }
-        if (o->uid != 0 && *per_uid >= m.opt.limits.max_specs_per_uid) {
-                fail(r, -EUSERS, "limit max_specs_per_uid (%" PRIu32 ") reached", m.opt.limits.max_specs_per_uid);
+        if (o->uid != 0 && *per_uid >= mgr.opt.limits.max_specs_per_uid) {
+                fail(r, -EUSERS, "limit max_specs_per_uid (%" PRIu32 ") reached", mgr.opt.limits.max_specs_per_uid);
                 goto refused;
         }
-        if (m.n_specs >= m.opt.limits.max_specs) {
-                fail(r, -EUSERS, "limit max_specs (%" PRIu32 ") reached", m.opt.limits.max_specs);
+        if (mgr.n_specs >= mgr.opt.limits.max_specs) {
+                fail(r, -EUSERS, "limit max_specs (%" PRIu32 ") reached", mgr.opt.limits.max_specs);
                 goto refused;
         }
         params_from_wire(&req, w);
         if (choose(o, w, &req, NULL, &c, r) < 0)
                 goto refused;
-        if (m.n_specs + 1 > m.n_buckets * 2 && table_grow() < 0) {
+        if (mgr.n_specs + 1 > mgr.n_buckets * 2 && manager_table_grow() < 0) {
                 fail(r, -ENOMEM, "out of memory");
                 return;
         }
@@ -498,7 +442,7 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
                 fail(r, -ENOMEM, "out of memory");
                 return;
         }
-        s->id = ++m.next_id;
+        s->id = ++mgr.next_id;
         s->owner = o;
         s->plugin = c.plugin;
         s->thread = THREAD_NULL;
@@ -513,21 +457,21 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
                 fail(r, q, "plugin %s failed to schedule the task", c.plugin->name);
                 return;
         }
-        s->hash_next = m.buckets[bucket_of(s->id)];
-        m.buckets[bucket_of(s->id)] = s;
+        s->hash_next = mgr.buckets[bucket_of(s->id)];
+        mgr.buckets[bucket_of(s->id)] = s;
         s->owner_next = o->specs;
         if (o->specs)
                 o->specs->owner_prev = s;
         o->specs = s;
-        s->all_prev = m.all_tail;
-        if (m.all_tail)
-                m.all_tail->all_next = s;
+        s->all_prev = mgr.all_tail;
+        if (mgr.all_tail)
+                mgr.all_tail->all_next = s;
         else
-                m.all_head = s;
-        m.all_tail = s;
+                mgr.all_head = s;
+        mgr.all_tail = s;
         o->n_specs++;
         (*per_uid)++;
-        m.n_specs++;
+        mgr.n_specs++;
         c.plugin->n_tasks++;
         s->acl_util_ppb = acl_request_util_ppb(&req);
         access_count(o, c.plugin->name, s->acl_util_ppb, true);
@@ -599,17 +543,17 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
                 return;
         }
         if (s->attached) {
-                q = setting_of(s, &set);
+                q = manager_setting_of(s, &set);
                 if (q >= 0)
-                        q = apply_setting(s, &set);
+                        q = manager_apply_setting(s, &set);
                 if (q < 0) {
                         c.plugin->ops->release(c.plugin->state, &s->task);
                         spec_restore(s, old_plugin, &old);
                         s->committing = false;
                         if (q == -ESRCH) {
-                                spec_unattach(s, false);
-                        } else if (setting_of(s, &set) < 0 || apply_setting(s, &set) < 0) {
-                                spec_unattach(s, true);
+                                manager_spec_unattach(s, false);
+                        } else if (manager_setting_of(s, &set) < 0 || manager_apply_setting(s, &set) < 0) {
+                                manager_spec_unattach(s, true);
                         }
                         access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
                         fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q,
@@ -631,7 +575,7 @@ static void spec_free(struct spec *s) {
 
         uint32_t *per_uid = uid_specs(o->uid, false);
 
-        spec_unattach(s, true);
+        manager_spec_unattach(s, true);
         access_count(o, s->plugin->name, s->acl_util_ppb, false);
         s->plugin->ops->release(s->plugin->state, &s->task);
         s->plugin->n_tasks--;
@@ -647,13 +591,13 @@ static void spec_free(struct spec *s) {
         if (s->all_prev)
                 s->all_prev->all_next = s->all_next;
         else
-                m.all_head = s->all_next;
+                mgr.all_head = s->all_next;
         if (s->all_next)
                 s->all_next->all_prev = s->all_prev;
         else
-                m.all_tail = s->all_prev;
+                mgr.all_tail = s->all_prev;
         o->n_specs--;
-        m.n_specs--;
+        mgr.n_specs--;
         event_defer_free(s);
 }
 
@@ -669,7 +613,7 @@ void manager_release(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
 }
 
 static bool thread_taken(pid_t tid) {
-        for (struct spec *s = m.attached; s; s = s->attached_next)
+        for (struct spec *s = mgr.attached; s; s = s->attached_next)
                 if (s->thread.tid == tid && thread_alive(&s->thread))
                         return true;
         return false;
@@ -708,9 +652,9 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
                 audit(o, "attach", id, NULL, false, 0, r->reason);
                 return;
         }
-        q = setting_of(s, &set);
+        q = manager_setting_of(s, &set);
         if (q >= 0)
-                q = apply_setting(s, &set);
+                q = manager_apply_setting(s, &set);
         if (q < 0) {
                 thread_close(&s->thread);
                 s->thread = THREAD_NULL;
@@ -719,7 +663,7 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         }
         q = event_add(&s->thread_source, s->thread.pidfd, EPOLLIN, thread_exited);
         if (q < 0) {
-                thread_demote(&s->thread, &m.cpuset, m.n_cpus);
+                thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
                 thread_close(&s->thread);
                 s->thread = THREAD_NULL;
                 fail(r, q, "cannot watch thread %d", (int)tid);
@@ -727,11 +671,11 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         }
         s->attached = true;
         s->task.attached = 1;
-        s->attached_next = m.attached;
-        if (m.attached)
-                m.attached->attached_prev = s;
-        m.attached = s;
-        pmqos_update(true, m.opt.latency_hint_us);
+        s->attached_next = mgr.attached;
+        if (mgr.attached)
+                mgr.attached->attached_prev = s;
+        mgr.attached = s;
+        pmqos_update(true, mgr.opt.latency_hint_us);
         note_state(s, true);
         fill_reply(r, s);
         audit(o, "attach", id, s->plugin->name, true, 0, NULL);
@@ -747,7 +691,7 @@ void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
                 fail(r, -EINVAL, "specification %" PRIu64 " has no thread attached", id);
                 return;
         }
-        spec_unattach(s, true);
+        manager_spec_unattach(s, true);
         fill_reply(r, s);
         audit(o, "detach", id, s->plugin->name, true, 0, NULL);
 }
@@ -764,8 +708,8 @@ void manager_list_cores(uint32_t start, struct rtf_msg_rows *ret) {
 
         ret->start = start;
         ret->count = 0;
-        for (uint32_t i = 0; i < m.set.n; i++) {
-                struct plugin *p = &m.set.plugins[i];
+        for (uint32_t i = 0; i < mgr.set.n; i++) {
+                struct plugin *p = &mgr.set.plugins[i];
 
                 for (uint32_t k = 0; k < p->config.n_cpus; k++, index++) {
                         struct rtf_plugin_core_status st = { 0 };
@@ -778,7 +722,7 @@ void manager_list_cores(uint32_t start, struct rtf_msg_rows *ret) {
                         row = &ret->cores[ret->count++];
                         memset(row, 0, sizeof(*row));
                         snprintf(row->plugin, sizeof(row->plugin), "%s", p->name);
-                        snprintf(row->policy, sizeof(row->policy), "%s", policy_name(p));
+                        snprintf(row->policy, sizeof(row->policy), "%s", manager_policy_name(p));
                         row->cpu = (int32_t)p->cpus[k];
                         row->partitioned = p->partitioned[k];
                         row->tasks = st.tasks;
@@ -797,7 +741,7 @@ void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret) {
 
         ret->start = start;
         ret->count = 0;
-        for (struct spec *s = m.all_head; s; s = s->all_next, index++) {
+        for (struct spec *s = mgr.all_head; s; s = s->all_next, index++) {
                 struct rtf_wire_task *row;
 
                 if (index < start || ret->count >= RTF_TASKS_ROWS_MAX)
@@ -819,7 +763,7 @@ void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret) {
 /* ---- watchdog ---- */
 
 void manager_watchdog(void) {
-        for (struct spec *s = m.attached, *next; s; s = next) {
+        for (struct spec *s = mgr.attached, *next; s; s = next) {
                 struct dl_sample cur;
                 struct rtf_sched_setting set;
                 bool stuck;
@@ -834,9 +778,9 @@ void manager_watchdog(void) {
                 cur.now_ns = now_ns();
                 stuck = dl_state_is_stuck(s->have_sample ? &s->last_sample : NULL, &cur,
                                           s->thread.applied.period_ns, s->thread.applied.deadline_ns);
-                if (m.inject_stuck_id == s->id) {
+                if (mgr.inject_stuck_id == s->id) {
                         stuck = true;
-                        m.inject_stuck_id = 0;
+                        mgr.inject_stuck_id = 0;
                 }
                 s->last_sample = cur;
                 s->have_sample = true;
@@ -848,492 +792,21 @@ void manager_watchdog(void) {
                             (double)(cur.deadline_ns - cur.now_ns) / 1e9);
                 /* Leaving SCHED_DEADLINE discards the kernel's broken CBS
                  * state; coming back starts a fresh one. */
-                r = thread_demote(&s->thread, &m.cpuset, m.n_cpus);
+                r = thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
                 if (r >= 0)
-                        r = setting_of(s, &set);
+                        r = manager_setting_of(s, &set);
                 if (r >= 0)
-                        r = apply_setting(s, &set);
+                        r = manager_apply_setting(s, &set);
                 s->have_sample = false;
                 if (r < 0) {
                         log_warning_errno(r, "Failed to restore thread %d of spec %" PRIu64 ": %m; left demoted",
                                           (int)s->thread.tid, s->id);
-                        spec_unattach(s, true);
+                        manager_spec_unattach(s, true);
                         continue;
                 }
-                m.stuck_recoveries++;
+                mgr.stuck_recoveries++;
                 log_notice("Thread %d of spec %" PRIu64 " runs again with a fresh reservation (recovery #%" PRIu64 ")",
-                           (int)s->thread.tid, s->id, m.stuck_recoveries);
+                           (int)s->thread.tid, s->id, mgr.stuck_recoveries);
         }
 }
 
-/* ---- configuration ---- */
-
-static void mkdir_parent(const char *path) {
-        char dir[4096];
-        char *slash;
-
-        if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-                return;
-        slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-                return;
-        *slash = 0;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                log_warning_errno(errno, "Failed to create %s: %m", dir);
-}
-
-static uint32_t online_cpus(void) {
-        long n = sysconf(_SC_NPROCESSORS_CONF);
-
-        return n < 1 ? 1 : (uint32_t)MIN(n, (long)CPUSET_MAX_CPUS);
-}
-
-static int read_config(const char *path, uint32_t n_cpus, struct rtf_config *ret) {
-        _cleanup_(freep) char *buf = NULL;
-        char err[512];
-        size_t len;
-        int r;
-
-        if (!path)
-                return rtf_config_default(n_cpus, ret);
-        /* Plugin paths in it decide what code runs as root. */
-        r = trusted_read(path, RTF_CONFIG_MAX_SIZE, "configuration", &buf, &len);
-        if (r == -ENOENT)
-                return log_error_errno(r, "Configuration %s does not exist", path);
-        if (r < 0)
-                return r;
-        r = rtf_config_parse(buf, len, path, n_cpus, ret, err, sizeof(err));
-        if (r < 0)
-                log_error("%s", err);
-        return r;
-}
-
-static void warn_overlap(void *userdata, uint32_t i, uint32_t j, uint32_t cpu) {
-        const struct rtf_config *c = userdata;
-
-        log_warning("Plugins %s (line %u) and %s (line %u) share CPU %" PRIu32
-                    ": their guarantees may interfere (section 7.2 of the ReTiF paper)",
-                    c->plugins[i].name, c->plugins[i].line, c->plugins[j].name, c->plugins[j].line, cpu);
-}
-
-static int wants_partitions(const struct rtf_config *c, struct plugin_set *set) {
-        memset(set->wants_partition, 0, sizeof(set->wants_partition));
-        set->any_partition = false;
-        for (uint32_t i = 0; i < c->n_plugins; i++) {
-                uint32_t flags = 0;
-                int r = plugin_peek_flags(&c->plugins[i], m.opt.plugindir, &flags);
-
-                if (r < 0)
-                        return r;
-                if (!(flags & RTF_PLUGIN_WANTS_PARTITIONS))
-                        continue;
-                for (uint32_t k = 0; k < c->plugins[i].n_cpus; k++)
-                        if (c->plugins[i].cpus[k] < CPUSET_MAX_CPUS) {
-                                set->wants_partition[c->plugins[i].cpus[k]] = true;
-                                set->any_partition = true;
-                        }
-        }
-        return 0;
-}
-
-static void set_unload(struct plugin_set *set) {
-        for (uint32_t i = 0; i < set->n; i++)
-                plugin_unload(&set->plugins[i]);
-        free(set->plugins);
-        set->plugins = NULL;
-        set->n = 0;
-        rtf_config_deinit(&set->config);
-}
-
-static int set_load(struct plugin_set *set) {
-        set->plugins = calloc(set->config.n_plugins, sizeof(*set->plugins));
-        if (!set->plugins)
-                return -ENOMEM;
-        for (uint32_t i = 0; i < set->config.n_plugins; i++) {
-                int r = plugin_load(&set->plugins[i], &set->config.plugins[i], m.opt.plugindir, &m.cpuset,
-                                    &host_ops);
-                if (r < 0)
-                        return r;
-                set->n++;
-        }
-        return 0;
-}
-
-static void log_set(const struct plugin_set *set, bool builtin) {
-        for (uint32_t i = 0; i < set->n; i++) {
-                const struct plugin *p = &set->plugins[i];
-                char cpus[256] = "";
-                size_t len = 0;
-
-                for (uint32_t k = 0; k < p->config.n_cpus && len + 16 < sizeof(cpus); k++)
-                        len += snprintf(cpus + len, sizeof(cpus) - len, "%s%" PRIu32 "%s", k ? "," : "",
-                                        p->cpus[k], p->partitioned[k] ? "*" : "");
-                log_info("Plugin %s (%s, %s) priorities %" PRIu32 "-%" PRIu32 " on CPU %s", p->name, p->file,
-                         policy_name(p), p->config.prio_min, p->config.prio_max, cpus);
-        }
-        if (builtin)
-                log_info("No configuration file: built-in default (all plugins share every CPU; "
-                         "SCHED_DEADLINE runs in global mode)");
-        else
-                rtf_config_for_each_overlap(&set->config, warn_overlap, (void *)&set->config);
-}
-
-static int parse_u32_setting(const struct rtf_config *c, const char *key, uint32_t *value) {
-        const char *v = rtf_config_get_setting(c, key);
-        unsigned line = 0;
-        char *end;
-        unsigned long n;
-
-        if (!v)
-                return 0;
-        for (uint32_t i = 0; i < c->n_settings && !line; i++)
-                if (strcmp(c->settings[i].key, key) == 0)
-                        line = c->settings[i].line;
-        errno = 0;
-        n = strtoul(v, &end, 10);
-        if (errno || *end || end == v || n == 0 || n > UINT32_MAX || v[0] == '-')
-                return log_error_errno(EINVAL, "%s:%u: set %s: \"%s\" is not a positive number",
-                                       m.opt.config_path, line, key, v);
-        *value = (uint32_t)n;
-        return 0;
-}
-
-/* 0 is the useful value (poll, never halt), so unlike the limits it is allowed. */
-static int parse_hint_us(const struct rtf_config *c, uint32_t i, int32_t *value) {
-        const char *v = c->settings[i].value;
-        char *end;
-        long n;
-
-        if (*value == PMQOS_OFF)
-                return 0;               /* "set latency_hint off" wins, whatever the order */
-        errno = 0;
-        n = strtol(v, &end, 10);
-        if (errno || *end || end == v || n < 0 || n > 2000000000L)
-                return log_error_errno(EINVAL, "%s:%u: set latency_hint_us: \"%s\" is not a number of microseconds",
-                                       m.opt.config_path, c->settings[i].line, v);
-        *value = (int32_t)n;
-        return 0;
-}
-
-static int apply_settings(const struct rtf_config *c) {
-        static const struct {
-                const char *key;
-                size_t offset;
-        } known[] = {
-                { "max_clients", offsetof(struct limits, max_clients) },
-                { "max_clients_per_uid", offsetof(struct limits, max_clients_per_uid) },
-                { "max_specs", offsetof(struct limits, max_specs) },
-                { "max_specs_per_client", offsetof(struct limits, max_specs_per_client) },
-                { "max_specs_per_uid", offsetof(struct limits, max_specs_per_uid) },
-                { "max_requests_per_sec", offsetof(struct limits, max_requests_per_sec) },
-                { "request_burst", offsetof(struct limits, request_burst) },
-        };
-        struct limits l = m.base.limits;
-        int32_t hint = m.base.latency_hint_us;
-
-        for (uint32_t i = 0; i < c->n_settings; i++) {
-                bool ok = false;
-
-                if (strcmp(c->settings[i].key, "latency_hint") == 0) {
-                        if (strcmp(c->settings[i].value, "off") != 0)
-                                return log_error_errno(EINVAL, "%s:%u: set latency_hint: only \"off\" is known "
-                                                       "(the value is set by latency_hint_us)",
-                                                       m.opt.config_path, c->settings[i].line);
-                        hint = PMQOS_OFF;
-                        continue;
-                }
-                if (strcmp(c->settings[i].key, "latency_hint_us") == 0) {
-                        if (parse_hint_us(c, i, &hint) < 0)
-                                return -EINVAL;
-                        continue;
-                }
-
-                for (size_t k = 0; k < ELEMENTSOF(known) && !ok; k++) {
-                        if (strcmp(c->settings[i].key, known[k].key) != 0)
-                                continue;
-                        if (parse_u32_setting(c, known[k].key, (uint32_t *)((char *)&l + known[k].offset)) < 0)
-                                return -EINVAL;
-                        ok = true;
-                }
-                if (!ok)
-                        return log_error_errno(EINVAL, "%s:%u: unknown setting \"%s\"",
-                                               m.opt.config_path ? m.opt.config_path : "(built-in)",
-                                               c->settings[i].line, c->settings[i].key);
-        }
-        m.opt.limits = l;
-        m.opt.latency_hint_us = hint;
-        return 0;
-}
-
-/* The access-control policy for the plugin instances of `c`. */
-static int parse_policy(const struct rtf_config *c, struct acl_policy *ret) {
-        const char *names[RTF_CONFIG_MAX_PLUGINS];
-
-        for (uint32_t i = 0; i < c->n_plugins && i < RTF_CONFIG_MAX_PLUGINS; i++)
-                names[i] = c->plugins[i].name;
-        return access_parse_file(m.opt.acl_path, m.opt.acl_required, names, c->n_plugins, ret);
-}
-
-static void recount_policy(void) {
-        for (struct spec *s = m.all_head; s; s = s->all_next)
-                access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
-}
-
-int manager_check_config(const struct manager_options *o) {
-        struct plugin_set set = { 0 };
-        int r;
-
-        m.opt = m.base = *o;
-        m.n_cpus = online_cpus();
-        struct acl_policy policy = ACL_POLICY_NULL;
-
-        r = read_config(o->config_path, m.n_cpus, &set.config);
-        if (r >= 0)
-                r = apply_settings(&set.config);
-        if (r >= 0)
-                r = wants_partitions(&set.config, &set);
-        if (r >= 0)
-                r = parse_policy(&set.config, &policy);
-        acl_policy_deinit(&policy);
-        rtf_config_deinit(&set.config);
-        return r;
-}
-
-int manager_init(const struct manager_options *o) {
-        struct acl_policy policy = ACL_POLICY_NULL;
-        const char *inject;
-        int r;
-
-        m.opt = m.base = *o;
-        m.n_cpus = online_cpus();
-        m.cpuset = CPUSET_NULL;
-        inject = getenv("RTFD_TEST_INJECT_STUCK");
-        if (inject)
-                m.inject_stuck_id = strtoull(inject, NULL, 10);
-
-        mkdir_parent(o->state_path);
-        state_open(&m.state, o->state_path);
-        r = read_config(o->config_path, m.n_cpus, &m.set.config);
-        if (r < 0)
-                return r;
-        r = apply_settings(&m.set.config);
-        if (r < 0)
-                goto fail;
-        r = wants_partitions(&m.set.config, &m.set);
-        if (r < 0)
-                goto fail;
-        r = cpuset_setup(&m.cpuset, o->cpuset_root, m.n_cpus, m.set.wants_partition, m.set.any_partition);
-        if (r < 0)
-                goto fail;
-        m.no_cpusets = r == CPUSET_E_UNAVAILABLE || r == CPUSET_E_BUSY;
-        r = set_load(&m.set);
-        if (r < 0)
-                goto fail;
-        r = parse_policy(&m.set.config, &policy);
-        if (r < 0)
-                goto fail;
-        r = access_install(&policy);
-        if (r < 0)
-                goto fail;
-        r = table_grow();
-        if (r < 0)
-                goto fail;
-        log_set(&m.set, !o->config_path);
-        return 0;
-fail:
-        acl_policy_deinit(&policy);
-        set_unload(&m.set);
-        cpuset_teardown(&m.cpuset);
-        return r;
-}
-
-/* Move every live spec into `next` (same plugin names); all or nothing. */
-static int readmit_all(struct plugin_set *next) {
-        struct rtf_plugin_task *saved = NULL;
-        struct plugin **target = NULL;
-        uint32_t n = 0, i = 0;
-        int r = 0;
-
-        if (m.n_specs) {
-                saved = calloc(m.n_specs, sizeof(*saved));
-                target = calloc(m.n_specs, sizeof(*target));
-                if (!saved || !target) {
-                        free(saved);
-                        free(target);
-                        return -ENOMEM;
-                }
-        }
-        for (struct spec *s = m.all_head; s; s = s->all_next)
-                s->committing = true;
-        for (struct spec *s = m.all_head; s; s = s->all_next, n++) {
-                struct rtf_plugin_decision d = { .core = -1 };
-                struct plugin *p = NULL;
-                int v;
-
-                saved[n] = s->task;
-                for (uint32_t k = 0; k < next->n; k++)
-                        if (strcmp(next->plugins[k].name, s->plugin->name) == 0)
-                                p = &next->plugins[k];
-                if (!p) {
-                        r = log_error_errno(ENOENT, "Reload: spec %" PRIu64 " is held by plugin %s, which the new "
-                                            "configuration drops", s->id, s->plugin->name);
-                        break;
-                }
-                /* The old instance's data stays with it (and in saved[]). */
-                s->task.plugin_data = NULL;
-                v = p->ops->accept(p->state, &s->task.params, &d);
-                if (v != RTF_PLUGIN_OK && v != RTF_PLUGIN_PARTIAL) {
-                        r = log_error_errno(EBUSY, "Reload: plugin %s of the new configuration refuses spec %" PRIu64
-                                            ": %s", p->name, s->id, d.reason);
-                        break;
-                }
-                s->task.attached = saved[n].attached;
-                r = p->ops->schedule(p->state, &s->task, &d);
-                if (r < 0)
-                        break;
-                target[n] = p;
-                p->n_tasks++;
-        }
-        if (r < 0) {
-                /* Undo: the new plugins forget, the specs get their old task back. */
-                for (struct spec *s = m.all_head; s && i <= n && i < m.n_specs; s = s->all_next, i++) {
-                        if (i < n) {
-                                target[i]->ops->release(target[i]->state, &s->task);
-                                target[i]->n_tasks--;
-                        }
-                        s->task = saved[i];
-                }
-        } else {
-                for (struct spec *s = m.all_head; s; s = s->all_next, i++)
-                        s->plugin = target[i];
-        }
-        for (struct spec *s = m.all_head; s; s = s->all_next)
-                s->committing = false;
-        free(saved);
-        free(target);
-        return r;
-}
-
-/*
- * Whether cpuset_setup() would leave the partitions as they are.  It makes
- * none without a cpuset hierarchy or when no CPU would be left for the rest
- * of the system, so a configuration that asks for those (the built-in
- * default's EDF on every CPU) changes nothing and may be reloaded with live
- * reservations.
- */
-static bool same_partitions(const struct plugin_set *next) {
-        uint32_t n_want = 0;
-        bool any;
-
-        for (uint32_t c = 0; c < m.cpuset.n_cpus; c++)
-                n_want += next->wants_partition[c];
-        any = next->any_partition && !m.no_cpusets && n_want > 0 && n_want < m.cpuset.n_cpus;
-        if (m.cpuset.active != any)
-                return false;
-        for (uint32_t c = 0; c < m.cpuset.n_cpus; c++)
-                if (m.cpuset.partitioned[c] != (next->wants_partition[c] && any))
-                        return false;
-        return true;
-}
-
-int manager_reload(void) {
-        struct acl_policy policy = ACL_POLICY_NULL;
-        struct plugin_set next = { 0 }, old;
-        struct manager_options saved_opt = m.opt;
-        int r;
-
-        log_info("Reloading %s and %s", m.opt.config_path ? m.opt.config_path : "the built-in configuration",
-                 m.opt.acl_path);
-        r = read_config(m.opt.config_path, m.n_cpus, &next.config);
-        if (r < 0)
-                goto keep;
-        r = apply_settings(&next.config);
-        if (r < 0)
-                goto keep;
-        r = wants_partitions(&next.config, &next);
-        if (r < 0)
-                goto keep;
-        if (!same_partitions(&next)) {
-                /* Re-partitioning moves every thread of the machine; only
-                 * when no reservation can be disturbed by it. */
-                if (m.n_specs) {
-                        r = log_error_errno(EBUSY, "Reload: the new configuration changes the SCHED_DEADLINE "
-                                            "partitions, which needs no live reservations (%" PRIu32 " now)",
-                                            m.n_specs);
-                        goto keep;
-                }
-                cpuset_teardown(&m.cpuset);
-                r = cpuset_setup(&m.cpuset, m.opt.cpuset_root, m.n_cpus, next.wants_partition,
-                                 next.any_partition);
-                if (r < 0) {
-                        cpuset_setup(&m.cpuset, m.opt.cpuset_root, m.n_cpus, m.set.wants_partition,
-                                     m.set.any_partition);
-                        goto keep;
-                }
-                m.no_cpusets = r == CPUSET_E_UNAVAILABLE || r == CPUSET_E_BUSY;
-        }
-        r = set_load(&next);
-        if (r < 0)
-                goto keep;
-        r = parse_policy(&next.config, &policy);
-        if (r < 0)
-                goto keep;
-        r = readmit_all(&next);
-        if (r < 0)
-                goto keep;
-        r = access_install(&policy);
-        if (r < 0)
-                log_error_errno(r, "Reload: cannot put the new access-control policy in force: %m; the old "
-                                "one stays");
-        else
-                recount_policy();
-
-        old = m.set;
-        m.set = next;
-        next = old;
-        /* The old instances held the specs' tasks; they are unloaded
-         * without being asked to release them again. */
-        set_unload(&next);
-        for (struct spec *s = m.attached, *n; s; s = n) {
-                struct rtf_sched_setting set;
-
-                n = s->attached_next;
-                r = setting_of(s, &set);
-                if (r >= 0)
-                        r = apply_setting(s, &set);
-                if (r < 0) {
-                        log_warning_errno(r, "Reload: thread %d of spec %" PRIu64 " could not get its new setting: "
-                                          "%m; demoted", (int)s->thread.tid, s->id);
-                        spec_unattach(s, true);
-                }
-        }
-        pmqos_update(m.attached != NULL, m.opt.latency_hint_us);
-        log_set(&m.set, !m.opt.config_path);
-        log_notice("Configuration reloaded");
-        return 0;
-keep:
-        acl_policy_deinit(&policy);
-        set_unload(&next);
-        m.opt = saved_opt;
-        log_error("Reload failed; the running configuration stays in force");
-        return r;
-}
-
-void manager_done(void) {
-        /* Clients are gone by now; anything left is demoted and released. */
-        while (m.all_head) {
-                struct owner *o = m.all_head->owner;
-
-                manager_owner_gone(o);
-        }
-        set_unload(&m.set);
-        cpuset_teardown(&m.cpuset);
-        access_done();
-        state_close(&m.state);
-        free(m.uids);
-        m.uids = NULL;
-        m.n_uids = 0;
-        free(m.buckets);
-        m.buckets = NULL;
-        m.n_buckets = 0;
-}
