@@ -353,8 +353,11 @@ def test_recycled_thread_id_of_another_user_is_never_touched(rtfd, tmp_path, use
         wait_for(lambda: all(t["uid"] != alice.uid for t in d.tasks()), what="alice's spec to go")
     d.tasks()   # one more round trip through rtfd, after it handled the above
     assert kernel.thread_exists(impostor.pid)
-    with open(f"/proc/{impostor.pid}/status") as f:
-        assert f"\nUid:\t{bob.uid}\t" in f.read(), "the impostor is bob's"
+    # setpriv may not have dropped to bob yet (it runs at FIFO 7 from birth): wait for it.
+    def is_bobs():
+        with open(f"/proc/{impostor.pid}/status") as f:
+            return f"\nUid:\t{bob.uid}\t" in f.read()
+    wait_for(is_bobs, what="the impostor to be bob's")
     a_ = kernel.sched_getattr(impostor.pid)
     assert (a_.sched_policy, a_.sched_priority) == (kernel.SCHED_FIFO, 7), "rtfd touched bob's process"
     assert all(t["tid"] != impostor.pid for t in d.tasks())
