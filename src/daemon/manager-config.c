@@ -21,20 +21,6 @@
 
 /* ---- configuration ---- */
 
-static void mkdir_parent(const char *path) {
-        char dir[4096];
-        char *slash;
-
-        if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-                return;
-        slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-                return;
-        *slash = 0;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                log_warning_errno(errno, "Failed to create %s: %m", dir);
-}
-
 static uint32_t online_cpus(void) {
         long n = sysconf(_SC_NPROCESSORS_CONF);
 
@@ -264,7 +250,14 @@ int manager_init(const struct manager_options *o) {
         if (inject)
                 mgr.inject_stuck_id = strtoull(inject, NULL, 10);
 
-        mkdir_parent(o->state_path);
+        {
+                char dir[4096];
+
+                int q = o->state_path ? mkdir_parent(o->state_path, 0755, dir, sizeof(dir)) : 0;
+
+                if (q < 0)
+                        log_warning_errno(q, "Failed to create %s: %m", dir);
+        }
         state_open(&mgr.state, o->state_path);
         r = read_config(o->config_path, mgr.n_cpus, &mgr.set.config);
         if (r < 0)

@@ -33,13 +33,6 @@ static void fail(struct rtf_msg_reply *r, int result, const char *fmt, ...) {
         va_end(ap);
 }
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * (int64_t)NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* ---- the id table ---- */
 
 static size_t bucket_of(uint64_t id) {
@@ -775,7 +768,7 @@ void manager_watchdog(void) {
                 r = thread_read_dl_state(&s->thread, &cur.runtime_ns, &cur.deadline_ns);
                 if (r < 0)
                         continue;
-                cur.now_ns = now_ns();
+                cur.now_ns = now_monotonic_ns();
                 stuck = dl_state_is_stuck(s->have_sample ? &s->last_sample : NULL, &cur,
                                           s->thread.applied.period_ns, s->thread.applied.deadline_ns);
                 if (mgr.inject_stuck_id == s->id) {

@@ -58,17 +58,10 @@ static struct {
 
 #define REFUSED_EXTRA 64        /* over-limit connections kept just long enough to say why */
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Root is exempt; everybody else gets max_requests_per_sec with a burst. */
 static bool rate_allows(struct client *c) {
         const struct limits *l = manager_limits();
-        int64_t now = now_ns();
+        int64_t now = now_monotonic_ns();
 
         if (c->owner.uid == 0)
                 return true;
@@ -348,7 +341,7 @@ static void accept_event(struct source *s, uint32_t events) {
                 c->refusal = refusal;
                 c->owner = (struct owner){ .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
                 c->tokens = manager_limits()->request_burst;
-                c->tokens_at_ns = now_ns();
+                c->tokens_at_ns = now_monotonic_ns();
                 r = peer_groups(fd, &c->owner);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot read the groups of pid %d: %m; refusing it", (int)cred.pid);
@@ -409,20 +402,8 @@ static int check_stale(const struct sockaddr_un *addr) {
         return 0;
 }
 
-static void mkdir_parent(const char *path) {
-        char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-        char *slash;
-
-        snprintf(dir, sizeof(dir), "%s", path);
-        slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-                return;
-        *slash = 0;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                log_warning_errno(errno, "Failed to create %s: %m", dir);
-}
-
 int server_init(const struct server_options *o) {
+        char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
         int fd, r;
 
@@ -432,7 +413,9 @@ int server_init(const struct server_options *o) {
                 if (strlen(o->socket_path) >= sizeof(addr.sun_path))
                         return log_error_errno(ENAMETOOLONG, "Socket path %s is too long", o->socket_path);
                 memcpy(addr.sun_path, o->socket_path, strlen(o->socket_path) + 1);
-                mkdir_parent(o->socket_path);
+                r = mkdir_parent(o->socket_path, 0755, dir, sizeof(dir));
+                if (r < 0)
+                        log_warning_errno(r, "Failed to create %s: %m", dir);
                 r = check_stale(&addr);
                 if (r < 0)
                         return r;

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,4 +53,24 @@ static inline int strscpy_field(char *dst, size_t size, const char *src) {
 /* A field is a valid C string if it has a NUL within its size. */
 static inline int field_is_string(const char *field, size_t size) {
         return memchr(field, 0, size) != NULL;
+}
+
+static inline int64_t now_monotonic_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * (int64_t)NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Create the directory that holds `path` (one level); -errno, 0 if it exists. */
+static inline int mkdir_parent(const char *path, mode_t mode, char *ret_dir, size_t size) {
+        char *slash;
+
+        if (!path || (size_t)snprintf(ret_dir, size, "%s", path) >= size)
+                return -ENAMETOOLONG;
+        slash = strrchr(ret_dir, '/');
+        if (!slash || slash == ret_dir)
+                return 0;
+        *slash = 0;
+        return mkdir(ret_dir, mode) < 0 && errno != EEXIST ? -errno : 0;
 }
