@@ -7,16 +7,20 @@
  * invariants the test asserts.  Times are chosen so that the assertions hold
  * on a loaded machine; nothing here asserts a duration.
  *
- *   budgetclient exhaust|within|skip|catch-up|rtai
+ *   budgetclient exhaust|within|opt-out|skip|catch-up|rtai
+ *   budgetclient hard|hard-unsignalled      (EDF: kernel CBS, SCHED_DEADLINE)
  */
 #include <errno.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rtf/rtai.h"
 #include "rtf/rtf.h"
@@ -57,28 +61,39 @@ static int fail(const char *what, int r) {
         return 1;
 }
 
-static int spec_open(struct rtf_spec *s, uint64_t period_us, uint64_t runtime_us) {
+/* A spec admitted by `sched` and attached to this thread: RTF_OK, or the failed call in *ret_what. */
+static int spec_open_on(struct rtf_spec *s, uint64_t period_us, uint64_t runtime_us, const char *sched,
+                        bool count_overruns, const char **ret_what) {
         struct rtf_params p = RTF_PARAMS_INIT;
-        const char *sched = getenv("BUDGET_SCHEDULER");
         int r;
 
+        *ret_what = "rtf_connect";
         r = rtf_connect();
         if (r != RTF_OK)
-                return fail("rtf_connect", r);
+                return r;
         rtf_params_set_period(&p, period_us);
         if (runtime_us)
                 rtf_params_set_runtime(&p, runtime_us);
         rtf_params_set_priority(&p, 10);
-        rtf_params_set_scheduler(&p, sched ? sched : "FP");
-        if (runtime_us && sched && strcmp(sched, "EDF") == 0)
-                rtf_params_count_overruns(&p);
+        rtf_params_set_scheduler(&p, sched);
+        *ret_what = "rtf_params_count_overruns";
+        if (count_overruns && (r = rtf_params_count_overruns(&p)) < 0)
+                return r;
+        *ret_what = "rtf_spec_create";
         r = rtf_spec_create(s, &p);
         if (r != RTF_OK)
-                return fail("rtf_spec_create", r);
-        r = rtf_spec_attach(s, 0);
-        if (r != RTF_OK)
-                return fail("rtf_spec_attach", r);
-        return 0;
+                return r;
+        *ret_what = "rtf_spec_attach";
+        return rtf_spec_attach(s, 0);
+}
+
+static int spec_open(struct rtf_spec *s, uint64_t period_us, uint64_t runtime_us) {
+        const char *sched = getenv("BUDGET_SCHEDULER"), *what;
+        int r;
+
+        r = spec_open_on(s, period_us, runtime_us, sched ? sched : "FP",
+                         runtime_us && sched && strcmp(sched, "EDF") == 0, &what);
+        return r != RTF_OK ? fail(what, r) : 0;
 }
 
 static void add_stats(json_object *o, const struct rtf_spec *s) {
@@ -241,6 +256,137 @@ static int scenario_rtai(void) {
         return 0;
 }
 
+/* struct sched_attr of the kernel's UAPI: glibc < 2.41 has neither it nor sched_getattr(). */
+struct kernel_sched_attr {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime;
+        uint64_t sched_deadline;
+        uint64_t sched_period;
+};
+
+#define KERNEL_SCHED_DEADLINE 6
+#define KERNEL_SCHED_FLAG_DL_OVERRUN 0x04
+
+/* What the kernel applied to this thread: SCHED_DEADLINE, and whether it sends SIGXCPU on overruns. */
+static void add_kernel_state(json_object *o) {
+        struct kernel_sched_attr a = { .size = sizeof(a) };
+        bool ok = syscall(SYS_sched_getattr, 0, &a, (unsigned) sizeof(a), 0U) == 0;
+
+        json_object_object_add(o, "sched_deadline", json_object_new_boolean(ok && a.sched_policy == KERNEL_SCHED_DEADLINE));
+        json_object_object_add(o, "dl_overrun_flag",
+                               json_object_new_boolean(ok && (a.sched_flags & KERNEL_SCHED_FLAG_DL_OVERRUN)));
+}
+
+struct hard_job {
+        const char *name;
+        uint64_t period_us, runtime_us;
+        int64_t spin_ns;        /* CPU per job */
+        int jobs;
+        bool count_overruns;
+        json_object *out;       /* result */
+};
+
+/*
+ * A job of 8 runtimes.  The kernel reports an overrun (SIGXCPU) only from a
+ * tick that finds the thread running (posix-cpu-timers): with a runtime
+ * shorter than the 4 ms tick the thread can run between ticks in every period
+ * and never be told (a 1 ms runtime in a 10 ms period was, in about one run in
+ * three).  A runtime longer than the tick puts a tick in every period it runs.
+ */
+#define OVERRUN_JOB(count) { .name = "overrun", .period_us = 20000, .runtime_us = 5000, .spin_ns = 40 * MS, \
+                             .jobs = 3, .count_overruns = (count) }
+
+/* One EDF task: SCHED_DEADLINE, the kernel's CBS enforces the runtime. */
+static void *hard_task(void *arg) {
+        struct hard_job *h = arg;
+        struct rtf_spec s = RTF_SPEC_INIT;
+        json_object *o = json_object_new_object();
+        const char *what = "rtf_task_start";
+        char error[512];
+        int i, r;
+
+        h->out = o;
+        json_object_object_add(o, "name", json_object_new_string(h->name));
+        r = spec_open_on(&s, h->period_us, h->runtime_us, "EDF", h->count_overruns, &what);
+        if (r == RTF_OK) {
+                add_kernel_state(o);
+                r = rtf_task_start(&s);
+        }
+        if (r != RTF_OK) {
+                snprintf(error, sizeof(error), "%s: %s (%s)", what, rtf_strerror(r), rtf_last_reason());
+                json_object_object_add(o, "error", json_object_new_string(error));
+                if (s.id)
+                        rtf_spec_release(&s);
+                return NULL;
+        }
+        for (i = 0; i < h->jobs; i++) {
+                spin_cpu(h->spin_ns);
+                rtf_task_wait_period(&s);
+        }
+        add_stats(o, &s);
+        rtf_spec_release(&s);
+        return NULL;
+}
+
+static bool sigxcpu_is_default(void) {
+        struct sigaction sa;
+
+        return sigaction(SIGXCPU, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL;
+}
+
+/*
+ * Hard budgets with overruns counted (rtf_params_count_overruns): a task
+ * whose jobs run 8 times its runtime, next to one that stays far within its
+ * budget, in the same process (SIGXCPU is sent to the process; librtf must
+ * count it for the thread that overran).
+ */
+static int scenario_hard(void) {
+        struct hard_job jobs[] = {
+                OVERRUN_JOB(true),
+                /* Half a millisecond of a 20 ms budget: a host stall would have to be longer than that. */
+                { .name = "within", .period_us = 100000, .runtime_us = 20000, .spin_ns = MS / 2, .jobs = 5,
+                  .count_overruns = true },
+        };
+        json_object *o = json_object_new_object(), *tasks = json_object_new_array();
+        pthread_t th[2];
+        int i;
+
+        for (i = 0; i < 2; i++)
+                if (pthread_create(&th[i], NULL, hard_task, &jobs[i]) != 0)
+                        return fail("pthread_create", -EAGAIN);
+        for (i = 0; i < 2; i++) {
+                pthread_join(th[i], NULL);
+                json_object_array_add(tasks, jobs[i].out);
+        }
+        json_object_object_add(o, "tasks", tasks);
+        json_object_object_add(o, "sigxcpu_handled_by_librtf", json_object_new_boolean(!sigxcpu_is_default()));
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+        return 0;
+}
+
+/*
+ * The same overrun without the opt-in: SIGXCPU keeps its default action (end
+ * the process), so the kernel must not send it: the process lives to print.
+ */
+static int scenario_hard_unsignalled(void) {
+        struct hard_job job = OVERRUN_JOB(false);
+        json_object *o = json_object_new_object(), *tasks = json_object_new_array();
+
+        json_object_object_add(o, "sigxcpu_default_before", json_object_new_boolean(sigxcpu_is_default()));
+        hard_task(&job);
+        json_object_array_add(tasks, job.out);
+        json_object_object_add(o, "tasks", tasks);
+        json_object_object_add(o, "sigxcpu_default_after", json_object_new_boolean(sigxcpu_is_default()));
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         const char *what = argc > 1 ? argv[1] : "";
 
@@ -256,6 +402,10 @@ int main(int argc, char **argv) {
                 return scenario_policy(RTF_OVERRUN_CATCH_UP);
         if (strcmp(what, "rtai") == 0)
                 return scenario_rtai();
-        fprintf(stderr, "usage: budgetclient exhaust|within|opt-out|skip|catch-up|rtai\n");
+        if (strcmp(what, "hard") == 0)
+                return scenario_hard();
+        if (strcmp(what, "hard-unsignalled") == 0)
+                return scenario_hard_unsignalled();
+        fprintf(stderr, "usage: budgetclient exhaust|within|opt-out|skip|catch-up|rtai|hard|hard-unsignalled\n");
         return 2;
 }

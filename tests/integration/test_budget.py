@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Periodic tasks with budgets (issue 4): the semantics of section 3.2 of the
 RTAI budget paper and both overrun policies, with controlled workloads
-(tests/integration/budgetclient.c) admitted through a real rtfd; the RTAI
-API and its example; rtf-budget --json.  Behaviour only, never durations:
+(tests/integration/budgetclient.c) admitted through a real rtfd; hard
+budgets (EDF, the kernel's CBS) and their overrun counting; the RTAI API and
+its example; rtf-budget --json and --plot.  Behaviour only, never durations:
 the per-period precision is a benchmark (docs/BUDGETS.md), not a test."""
 import json
 import os
+import signal
+import struct
 import subprocess
 
 import pytest
@@ -15,6 +18,8 @@ from rtfit import GLOBAL
 RTE_TMROVRN = 0xFFFC
 RTE_OBJINV = 0xFFFF
 SOFT, HARD, NONE = 1, 2, 0
+MS = 1_000_000
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _exe(build, *parts):
@@ -28,10 +33,16 @@ def run_client(build, d, scenario, env=None):
     exe = _exe(build, "tests", "integration", "budgetclient")
     r = subprocess.run([exe, scenario], env=dict(os.environ, RTF_SOCKET=d.socket, **(env or {})),
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr + d.log()
+    assert r.returncode == 0, _exit_text(r.returncode) + r.stdout + r.stderr + d.log()
     out = json.loads(r.stdout)
     assert "error" not in out, out
     return out
+
+
+def _exit_text(returncode):
+    if returncode < 0:
+        return f"killed by {signal.Signals(-returncode).name}\n"
+    return f"exit status {returncode}\n"
 
 
 @pytest.fixture
@@ -154,4 +165,133 @@ def test_rtf_budget_json_short_run(build, rtfd):
             assert dist["min"] <= dist["p50"] <= dist["max"]
             assert len(t["rates"]) == t["periods"]
             assert sum(b["count"] for b in dist["histogram"]) == t["periods"]
+    assert d.tasks() == []
+
+
+@pytest.mark.deadline
+def test_hard_budget_overruns_are_counted_for_the_task_that_overran(build, rtfd):
+    """EDF task with rtf_params_count_overruns(): the kernel's CBS throttles it
+    and SCHED_FLAG_DL_OVERRUN sends SIGXCPU, which librtf counts as budget
+    exhaustions of the thread that overran, not of the task next to it in the
+    same process that stays within its budget."""
+    d = rtfd(GLOBAL)
+    out = run_client(build, d, "hard")
+    over, within = out["tasks"]
+    for t in (over, within):
+        assert "error" not in t, t
+        assert t["sched_deadline"] is True and t["dl_overrun_flag"] is True, t
+        assert t["stats"]["budget_mode"] == HARD, t
+    assert out["sigxcpu_handled_by_librtf"] is True
+    # Its jobs used 8 times the runtime: the kernel saw it overrun and librtf counted it.
+    assert over["stats"]["max_job_cpu_ns"] >= 8 * over["stats"]["budget_ns"]
+    assert over["stats"]["budget_exhaustions"] > 0, over
+    assert over["stats"]["periods"] == 3
+    # A 0.5 ms job in a 20 ms budget: nothing counted, nothing ignored.
+    assert within["stats"]["budget_exhaustions"] == 0, within
+    assert within["stats"]["ignored_waits"] == 0 and within["stats"]["delayed_pending"] == 0, within
+    assert within["stats"]["periods"] == 5
+    assert d.tasks() == []
+
+
+@pytest.mark.deadline
+def test_hard_budget_overrun_without_opt_in_is_not_signalled(build, rtfd):
+    """Without rtf_params_count_overruns() SIGXCPU keeps its default action,
+    ending the process: rtfd must not ask the kernel for it, and an EDF task
+    that overruns its runtime by far lives on, with nothing counted."""
+    d = rtfd(GLOBAL)
+    out = run_client(build, d, "hard-unsignalled")        # asserts exit status 0, not SIGXCPU
+    (over,) = out["tasks"]
+    assert "error" not in over, over
+    assert out["sigxcpu_default_before"] is True and out["sigxcpu_default_after"] is True
+    assert over["sched_deadline"] is True and over["dl_overrun_flag"] is False, over
+    st = over["stats"]
+    assert st["budget_mode"] == HARD
+    assert st["max_job_cpu_ns"] >= 8 * st["budget_ns"]
+    assert st["budget_exhaustions"] == 0 and st["ignored_waits"] == 0, st
+    assert st["periods"] == 3
+    assert d.tasks() == []
+
+
+def _plot_python():
+    """The interpreter rtf-budget runs plot-budget.py with."""
+    p = os.environ.get("RTF_PYTHON")
+    if p:
+        return p
+    return "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else "python3"
+
+
+def _has_matplotlib(python):
+    try:
+        return subprocess.run([python, "-c", "import matplotlib"], capture_output=True, timeout=60).returncode == 0
+    except OSError:
+        return False
+
+
+def _png_size(path):
+    """(width, height) from a PNG's IHDR chunk; fails unless the file is a PNG."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == PNG_SIGNATURE, f"{path} is not a PNG: {head[:8]!r}"
+    assert head[12:16] == b"IHDR", f"{path}: no IHDR chunk first"
+    return struct.unpack(">II", head[16:24])
+
+
+@pytest.mark.deadline
+def test_rtf_budget_plot_short_run(build, rtfd, tmp_path):
+    exe = _exe(build, "tools", "rtf-budget", "rtf-budget")
+    if not _has_matplotlib(_plot_python()):
+        pytest.skip(f"python3-matplotlib is not installed for {_plot_python()}")
+    d = rtfd(GLOBAL)
+    png = tmp_path / "budget.png"
+    r = subprocess.run([exe, "--json", "--periods", "20", "--duration-ms", "50", "--plot", str(png)],
+                       env=dict(os.environ, RTF_SOCKET=d.socket), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr + d.log()
+    # The plot leaves the measurement's output alone.
+    doc = json.loads(r.stdout)
+    assert set(doc["precision"]) == {"hard", "soft"}
+    width, height = _png_size(png)
+    # Eight panels (four tasks, two modes): not a blank stamp.
+    assert width >= 800 and height >= 600, (width, height)
+    assert png.stat().st_size > 20_000, png.stat().st_size
+    assert d.tasks() == []
+
+
+@pytest.mark.parametrize("where", ["missing-directory", "a-directory"])
+def test_rtf_budget_plot_bad_path_fails_before_measuring(build, tmp_path, where):
+    exe = _exe(build, "tools", "rtf-budget", "rtf-budget")
+    target = tmp_path / "no-such-dir" / "budget.png" if where == "missing-directory" else tmp_path
+    # No rtfd: the path is refused before rtf-budget even connects.
+    r = subprocess.run([exe, "--periods", "20", "--plot", str(target)],
+                       env=dict(os.environ, RTF_SOCKET=str(tmp_path / "no-rtfd.sock")),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stdout + r.stderr
+    reason = "No such file or directory" if where == "missing-directory" else "Is a directory"
+    assert f"--plot: cannot write '{target}': {reason}" in r.stderr, r.stderr
+    assert "cannot reach rtfd" not in r.stderr and r.stdout == "", r.stdout + r.stderr
+    assert list(tmp_path.iterdir()) == [], "the check left something behind"
+
+
+@pytest.mark.deadline
+def test_rtf_budget_plot_without_matplotlib(build, rtfd, tmp_path):
+    """Without matplotlib --plot says what is missing and fails; the
+    measurement itself is still printed in full."""
+    exe = _exe(build, "tools", "rtf-budget", "rtf-budget")
+    # python3 -S does not load site-packages (Debian's dist-packages): no matplotlib.
+    nompl = tmp_path / "python-without-matplotlib"
+    nompl.write_text(f"#!/bin/sh\nexec {_plot_python()} -S \"$@\"\n")
+    nompl.chmod(0o755)
+    if _has_matplotlib(str(nompl)):
+        pytest.skip(f"matplotlib is importable by {_plot_python()} even without site-packages")
+    d = rtfd(GLOBAL)
+    png = tmp_path / "budget.png"
+    r = subprocess.run([exe, "--csv", "--periods", "20", "--duration-ms", "50", "--plot", str(png)],
+                       env=dict(os.environ, RTF_SOCKET=d.socket, RTF_PYTHON=str(nompl)),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr + d.log()
+    assert "python3-matplotlib is not installed" in r.stderr, r.stderr
+    assert f"--plot: {png} not written" in r.stderr, r.stderr
+    assert not png.exists()
+    lines = r.stdout.splitlines()
+    assert lines[0] == "mode,task,period_us,budget_us,period,budget_rate"
+    assert len(lines) == 1 + 2 * 4 * 20, r.stdout
     assert d.tasks() == []

@@ -16,6 +16,9 @@
  *
  * Each task measures what it receives itself, from its own CPU clock, on the
  * period grid of its reservation: nothing is taken from the enforcement.
+ *
+ * --plot draws (b) like Fig. 6 of the paper with tools/plot/plot-budget.py,
+ * run on the --json document by /usr/bin/python3 (python3-matplotlib).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +26,13 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,12 +154,16 @@ static void *task_main(void *arg) {
         for (;;) {
                 int64_t now = mono_ns(), c = cpu_ns(), k;
 
-                if (now >= end)
-                        break;
-                /* CPU time used since the last look belongs to the window it started in. */
+                /*
+                 * CPU time used since the last look belongs to the window it
+                 * started in, also on the way out: a soft budget's final spin
+                 * ends the last window inside that step.
+                 */
                 k = (prev_now - origin) / period_ns;
                 if (run->rates && k >= 0 && k < (int64_t) run->periods)
                         run->rates[k] += (double) (c - prev_cpu);
+                if (now >= end)
+                        break;
                 prev_now = now;
                 prev_cpu = c;
                 if (run->def->syscalls)
@@ -271,6 +280,89 @@ static json_object *task_json(const struct task_run *run, unsigned *ret_violatio
         return t;
 }
 
+/*
+ * Fail before the measurement, not after it, if FILE cannot be written: open
+ * it as the plot will, without truncating what is there, and remove it again
+ * if it did not exist.
+ */
+static int plot_check_output(const char *path) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+
+        if (fd >= 0) {
+                close(fd);
+                unlink(path);
+                return 0;
+        }
+        if (errno == EEXIST)
+                fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        close(fd);
+        return 0;
+}
+
+/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
+static const char *plot_python(void) {
+        const char *p = getenv("RTF_PYTHON");
+
+        if (p && *p)
+                return p;
+        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
+
+/* The installed script, else the source tree's (a build tree that was not installed). */
+static const char *plot_script(void) {
+        const char *script = getenv("RTF_PLOT_SCRIPT_BUDGET");
+
+        if (script && *script)
+                return script;
+        if (access(RTF_PLOT_DIR "/plot-budget.py", R_OK) == 0)
+                return RTF_PLOT_DIR "/plot-budget.py";
+        return RTF_SOURCE_PLOT_DIR "/plot-budget.py";
+}
+
+/* Run plot-budget.py on the JSON document; the script explains its own failures. */
+static int plot_write(json_object *doc, const char *out) {
+        char dir[] = "/tmp/rtf-budget-plot-XXXXXX", data[64];
+        const char *python = plot_python(), *script = plot_script();
+        char *argv[] = { (char *) python, (char *) script, data, (char *) out, NULL };
+        extern char **environ;
+        pid_t pid;
+        int r, status;
+
+        if (!mkdtemp(dir)) {
+                fprintf(stderr, "rtf-budget: --plot: cannot make a directory in /tmp: %s\n", strerror(errno));
+                return -1;
+        }
+        snprintf(data, sizeof(data), "%s/budget.json", dir);
+        if (json_object_to_file_ext(data, doc, JSON_C_TO_STRING_PLAIN) < 0) {
+                fprintf(stderr, "rtf-budget: --plot: cannot write %s\n", data);
+                r = -1;
+                goto out;
+        }
+        fflush(stdout);
+        r = posix_spawnp(&pid, python, NULL, NULL, argv, environ);
+        if (r != 0) {
+                fprintf(stderr, "rtf-budget: --plot: cannot run %s: %s (set RTF_PYTHON)\n", python, strerror(r));
+                r = -1;
+                goto out;
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR) {
+                        status = -1;
+                        break;
+                }
+        r = 0;
+        if (status != 0) {
+                fprintf(stderr, "rtf-budget: --plot: %s not written (%s %s failed)\n", out, python, script);
+                r = -1;
+        }
+out:
+        unlink(data);
+        rmdir(dir);
+        return r;
+}
+
 static void usage(FILE *f) {
         fprintf(f,
                 "Usage: rtf-budget [OPTIONS]\n"
@@ -282,10 +374,13 @@ static void usage(FILE *f) {
                 "  -m, --mode MODE         hard, soft or both (default both)\n"
                 "      --hard-scheduler P  plugin for hard budgets (default EDF)\n"
                 "      --soft-scheduler P  plugin for soft budgets (default FP)\n"
-                "      --plot FILE.png     not available in this version (see docs/BUDGETS.md)\n"
+                "      --plot FILE.png     also draw the precision run like Fig. 6 of the paper: budget\n"
+                "                          rate per period, one panel per task and mode, +-5 %% band\n"
+                "                          (python3-matplotlib; the format follows the extension)\n"
                 "  -h, --help              this text\n"
                 "      --version           the version\n\n"
-                "rtfd is reached at $RTF_SOCKET (default " RTF_DEFAULT_SOCKET ").\n");
+                "rtfd is reached at $RTF_SOCKET (default " RTF_DEFAULT_SOCKET ").\n"
+                "--plot runs plot-budget.py with /usr/bin/python3 ($RTF_PYTHON overrides).\n");
 }
 
 enum { OPT_VERSION = 256, OPT_HARD, OPT_SOFT, OPT_PLOT };
@@ -304,7 +399,7 @@ int main(int argc, char **argv) {
                 { "version", no_argument, NULL, OPT_VERSION },
                 { NULL, 0, NULL, 0 }
         };
-        const char *hard_sched = "EDF", *soft_sched = "FP", *modes[2] = { "hard", "soft" };
+        const char *hard_sched = "EDF", *soft_sched = "FP", *modes[2] = { "hard", "soft" }, *plot = NULL;
         bool json = false, csv = false, do_mode[2] = { true, true };
         unsigned periods = 500, duration_ms = 500, m, i;
         struct task_run ov[2] = { 0 }, pr[2][N_PRECISION];
@@ -351,9 +446,8 @@ int main(int argc, char **argv) {
                         soft_sched = optarg;
                         break;
                 case OPT_PLOT:
-                        fprintf(stderr, "rtf-budget: --plot is not available in this version; "
-                                        "plot the --csv output (docs/BUDGETS.md)\n");
-                        return 2;
+                        plot = optarg;
+                        break;
                 case 'h':
                         usage(stdout);
                         return 0;
@@ -368,6 +462,13 @@ int main(int argc, char **argv) {
         if (json && csv) {
                 fprintf(stderr, "rtf-budget: --json and --csv exclude each other\n");
                 return 2;
+        }
+        if (plot) {
+                r = *plot ? plot_check_output(plot) : -ENOENT;
+                if (r < 0) {
+                        fprintf(stderr, "rtf-budget: --plot: cannot write '%s': %s\n", plot, strerror(-r));
+                        return 2;
+                }
         }
         for (i = 0; i < (unsigned) argc; i++) {
                 size_t len = strlen(cmdline);
@@ -414,17 +515,6 @@ int main(int argc, char **argv) {
                         return 1;
         }
 
-        if (csv) {
-                printf("mode,task,period_us,budget_us,period,budget_rate\n");
-                for (m = 0; m < 2; m++)
-                        for (i = 0; do_mode[m] && i < N_PRECISION; i++)
-                                for (unsigned k = 0; k < periods; k++)
-                                        printf("%s,%s,%llu,%llu,%u,%.4f\n", modes[m], pr[m][i].def->name,
-                                               (unsigned long long) pr[m][i].def->period_us,
-                                               (unsigned long long) pr[m][i].def->budget_us, k, pr[m][i].rates[k]);
-                return 0;
-        }
-
         doc = json_object_new_object();
         uname(&un);
         json_object_object_add(doc, "tool", json_object_new_string("rtf-budget"));
@@ -461,6 +551,14 @@ int main(int argc, char **argv) {
 
         if (json) {
                 printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+        } else if (csv) {
+                printf("mode,task,period_us,budget_us,period,budget_rate\n");
+                for (m = 0; m < 2; m++)
+                        for (i = 0; do_mode[m] && i < N_PRECISION; i++)
+                                for (unsigned k = 0; k < periods; k++)
+                                        printf("%s,%s,%llu,%llu,%u,%.4f\n", modes[m], pr[m][i].def->name,
+                                               (unsigned long long) pr[m][i].def->period_us,
+                                               (unsigned long long) pr[m][i].def->budget_us, k, pr[m][i].rates[k]);
         } else {
                 printf("# rtf-budget %s, kernel %s\n", RTF_VERSION, un.release);
                 printf("# (a) overhead of soft-budget enforcement, tau1 (2 ms, 1 ms) + tau2 (5 ms, 1 ms) on %s, %u ms\n",
@@ -492,9 +590,11 @@ int main(int argc, char **argv) {
                         }
                 }
         }
+        /* The measurement is out first: a plot that fails loses nothing but itself. */
+        r = plot && plot_write(doc, plot) < 0 ? 1 : 0;
         json_object_put(doc);
         for (m = 0; m < 2; m++)
                 for (i = 0; do_mode[m] && i < N_PRECISION; i++)
                         free(pr[m][i].rates);
-        return 0;
+        return r;
 }
