@@ -2,7 +2,8 @@
 /*
  * rtfctl: read-only views of rtfd for any user.
  *   rtfctl status   plugins, their cores, utilisation and priorities in use
- *   rtfctl tasks    every specification: owner, plugin, parameters, thread
+ *   rtfctl tasks    every specification: owner, plugin, parameters, thread, and
+ *                   the periodic-task statistics its client reported
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,10 +44,17 @@ static int connect_to(const char *path) {
         return fd;
 }
 
-/* One page of rows starting at `start`. */
+/*
+ * One page of rows starting at `start`.  Each question is asked in the oldest
+ * protocol version that has it, so that rtfctl also works with an older rtfd
+ * (which answers in that version and closes on anything newer).
+ */
 static int fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf_msg *ret) {
         uint8_t buf[RTF_MSG_MAX];
-        struct rtf_msg req = { .header = { .type = type, .seq = seq }, .list = { .start = start } };
+        struct rtf_msg req = {
+                .header = { .version = (uint16_t)rtf_msg_type_version(type), .type = type, .seq = seq },
+                .list = { .start = start },
+        };
         ssize_t n;
         int len, r;
 
@@ -66,8 +74,58 @@ static int fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf
         return 0;
 }
 
+/* Every row of a listing, page by page, into one array of `row_size` bytes per row. */
+static int fetch_all(int fd, uint16_t type, uint32_t *seq, size_t row_size, void **ret_rows, uint32_t *ret_n) {
+        struct rtf_msg *reply = malloc(sizeof(*reply));
+        uint8_t *rows = NULL;
+        uint32_t n = 0;
+        int r = 0;
+
+        if (!reply)
+                return -ENOMEM;
+        for (;;) {
+                uint8_t *more;
+
+                r = fetch(fd, type, n, (*seq)++, reply);
+                if (r < 0)
+                        break;
+                if (reply->rows.count > 0) {
+                        more = realloc(rows, ((size_t)n + reply->rows.count) * row_size);
+                        if (!more) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        rows = more;
+                        /* The rows of every listing start at the same offset of the union. */
+                        memcpy(rows + (size_t)n * row_size, reply->rows.cores, (size_t)reply->rows.count * row_size);
+                        n += reply->rows.count;
+                }
+                if (reply->rows.count == 0 || n >= reply->rows.total || n >= ROWS_LIMIT)
+                        break;
+        }
+        free(reply);
+        if (r < 0) {
+                free(rows);
+                return r;
+        }
+        *ret_rows = rows;
+        *ret_n = n;
+        return 0;
+}
+
 static const char *policy_of(const char *p) {
         return p[0] ? p : "-";
+}
+
+static const char *budget_mode_name(uint32_t mode) {
+        switch (mode) {
+        case RTF_BUDGET_SOFT:
+                return "soft";
+        case RTF_BUDGET_HARD:
+                return "hard";
+        default:
+                return "none";
+        }
 }
 
 static json_object *core_json(const struct rtf_wire_core *c) {
@@ -86,7 +144,31 @@ static json_object *core_json(const struct rtf_wire_core *c) {
         return o;
 }
 
-static json_object *task_json(const struct rtf_wire_task *t) {
+/* What the task's client said about it (REPORT), or null: its claim, not rtfd's measurement. */
+static json_object *stats_json(const struct rtf_wire_task_stats *ts) {
+        const struct rtf_wire_stats *st;
+        json_object *o;
+
+        if (!ts)
+                return NULL;
+        st = &ts->stats;
+        o = json_object_new_object();
+        json_object_object_add(o, "age_ms", json_object_new_uint64(ts->age_ms));
+        json_object_object_add(o, "final", json_object_new_boolean(!!(st->flags & RTF_STATS_FINAL)));
+        json_object_object_add(o, "budget_mode", json_object_new_string(budget_mode_name(st->budget_mode)));
+        json_object_object_add(o, "period_ns", json_object_new_uint64(st->period_ns));
+        json_object_object_add(o, "budget_ns", json_object_new_uint64(st->budget_ns));
+        json_object_object_add(o, "periods", json_object_new_uint64(st->periods));
+        json_object_object_add(o, "overruns", json_object_new_uint64(st->overruns));
+        json_object_object_add(o, "missed_releases", json_object_new_uint64(st->missed_releases));
+        json_object_object_add(o, "budget_exhaustions", json_object_new_uint64(st->budget_exhaustions));
+        json_object_object_add(o, "ignored_waits", json_object_new_uint64(st->ignored_waits));
+        json_object_object_add(o, "max_response_ns", json_object_new_uint64(st->max_response_ns));
+        json_object_object_add(o, "max_job_cpu_ns", json_object_new_uint64(st->max_job_cpu_ns));
+        return o;
+}
+
+static json_object *task_json(const struct rtf_wire_task *t, const struct rtf_wire_task_stats *ts) {
         json_object *o = json_object_new_object();
         const struct rtf_wire_params *p = &t->params;
 
@@ -105,6 +187,7 @@ static json_object *task_json(const struct rtf_wire_task *t) {
         json_object_object_add(o, "priority", json_object_new_int64(t->priority));
         json_object_object_add(o, "cpu", json_object_new_int(t->cpu));
         json_object_object_add(o, "tid", json_object_new_int(t->tid));
+        json_object_object_add(o, "reported_by_client", stats_json(ts));
         return o;
 }
 
@@ -137,62 +220,142 @@ static void print_task(const struct rtf_wire_task *t, bool header) {
                t->accepted_runtime_us, t->priority, p->des_runtime_us, cpu, tid);
 }
 
-static int list(const char *socket_path, uint16_t type, bool json) {
-        json_object *array = json ? json_object_new_array() : NULL;
-        uint32_t start = 0, seq = 1;
-        struct rtf_msg *reply;
-        int fd, r = 0;
+static void print_stats(const struct rtf_wire_task_stats *ts, bool header) {
+        const struct rtf_wire_stats *st = &ts->stats;
 
-        reply = malloc(sizeof(*reply));
-        if (!reply)
-                return -ENOMEM;
-        fd = connect_to(socket_path);
-        if (fd < 0) {
+        if (header)
+                printf("#\n# periodic-task statistics reported by each task's client (its claim, not measured "
+                       "by rtfd)\n# %-6s %-6s %10s %9s %9s %9s %9s %12s %12s %8s %s\n", "id", "budget", "periods",
+                       "overruns", "missed", "exhausted", "ignored", "max.resp.us", "max.cpu.us", "age.s", "task");
+        printf("  %-6" PRIu64 " %-6s %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+               " %12.1f %12.1f %8.1f %s\n",
+               ts->id, budget_mode_name(st->budget_mode), st->periods, st->overruns, st->missed_releases,
+               st->budget_exhaustions, st->ignored_waits, (double)st->max_response_ns / 1e3,
+               (double)st->max_job_cpu_ns / 1e3, (double)ts->age_ms / 1e3,
+               st->flags & RTF_STATS_FINAL ? "stopped" : "running");
+}
+
+static void print_json(const char *key, json_object *array) {
+        json_object *root = json_object_new_object();
+
+        json_object_object_add(root, key, array);
+        printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+}
+
+static int connect_or_complain(const char *socket_path) {
+        int fd = connect_to(socket_path);
+
+        if (fd < 0)
                 fprintf(stderr, "rtfctl: cannot connect to rtfd at %s: %s\n", socket_path, strerror(-fd));
-                free(reply);
-                json_object_put(array);
+        return fd;
+}
+
+static int list_status(const char *socket_path, bool json) {
+        struct rtf_wire_core *cores;
+        uint32_t n = 0, seq = 1;
+        void *rows = NULL;
+        int fd, r;
+
+        fd = connect_or_complain(socket_path);
+        if (fd < 0)
                 return fd;
+        r = fetch_all(fd, RTF_MSG_STATUS, &seq, sizeof(*cores), &rows, &n);
+        cores = rows;
+        close(fd);
+        if (r < 0) {
+                fprintf(stderr, "rtfctl: request failed: %s\n", strerror(-r));
+                return r;
         }
-        for (;;) {
-                r = fetch(fd, type, start, seq++, reply);
-                if (r < 0) {
-                        fprintf(stderr, "rtfctl: request failed: %s\n", strerror(-r));
-                        break;
+        if (json) {
+                json_object *array = json_object_new_array();
+
+                for (uint32_t i = 0; i < n; i++)
+                        json_object_array_add(array, core_json(&cores[i]));
+                print_json("cores", array);
+        } else if (n == 0) {
+                printf("# no plugins\n");
+        } else {
+                for (uint32_t i = 0; i < n; i++)
+                        print_core(&cores[i], i == 0);
+        }
+        free(cores);
+        return 0;
+}
+
+/* Both listings are in id order. */
+static const struct rtf_wire_task_stats *stats_of(const struct rtf_wire_task_stats *stats, uint32_t n, uint64_t id) {
+        uint32_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+
+                if (stats[mid].id == id)
+                        return &stats[mid];
+                if (stats[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static int list_tasks(const char *socket_path, bool json) {
+        struct rtf_wire_task_stats *stats;
+        struct rtf_wire_task *tasks;
+        uint32_t n = 0, n_stats = 0, seq = 1;
+        void *task_rows = NULL, *stats_rows = NULL;
+        bool old_rtfd = false;
+        int fd, r;
+
+        fd = connect_or_complain(socket_path);
+        if (fd < 0)
+                return fd;
+        r = fetch_all(fd, RTF_MSG_TASKS, &seq, sizeof(*tasks), &task_rows, &n);
+        if (r >= 0) {
+                r = fetch_all(fd, RTF_MSG_TASK_STATS, &seq, sizeof(*stats), &stats_rows, &n_stats);
+                /* An rtfd of protocol version 1 closes on a question it does not know. */
+                if (r == -ECONNRESET) {
+                        old_rtfd = true;
+                        r = 0;
                 }
-                for (uint32_t i = 0; i < reply->rows.count; i++) {
-                        if (type == RTF_MSG_STATUS) {
-                                if (json)
-                                        json_object_array_add(array, core_json(&reply->rows.cores[i]));
-                                else
-                                        print_core(&reply->rows.cores[i], start + i == 0);
-                        } else {
-                                if (json)
-                                        json_object_array_add(array, task_json(&reply->rows.tasks[i]));
-                                else
-                                        print_task(&reply->rows.tasks[i], start + i == 0);
+        }
+        close(fd);
+        tasks = task_rows;
+        stats = stats_rows;
+        if (r < 0) {
+                fprintf(stderr, "rtfctl: request failed: %s\n", strerror(-r));
+                free(tasks);
+                return r;
+        }
+        if (old_rtfd)
+                fprintf(stderr, "rtfctl: this rtfd does not keep the statistics its clients report (protocol "
+                        "version 1)\n");
+        if (json) {
+                json_object *array = json_object_new_array();
+
+                for (uint32_t i = 0; i < n; i++)
+                        json_object_array_add(array, task_json(&tasks[i], stats_of(stats, n_stats, tasks[i].id)));
+                print_json("tasks", array);
+        } else if (n == 0) {
+                printf("# no tasks\n");
+        } else {
+                bool header = true;
+
+                for (uint32_t i = 0; i < n; i++)
+                        print_task(&tasks[i], i == 0);
+                for (uint32_t i = 0; i < n; i++) {
+                        const struct rtf_wire_task_stats *ts = stats_of(stats, n_stats, tasks[i].id);
+
+                        if (ts) {
+                                print_stats(ts, header);
+                                header = false;
                         }
                 }
-                start += reply->rows.count;
-                if (reply->rows.count == 0 || start >= reply->rows.total || start >= ROWS_LIMIT)
-                        break;
         }
-        if (r >= 0) {
-                if (json) {
-                        json_object *root = json_object_new_object();
-
-                        json_object_object_add(root, type == RTF_MSG_STATUS ? "cores" : "tasks", array);
-                        array = NULL;
-                        printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                                    JSON_C_TO_STRING_NOSLASHESCAPE));
-                        json_object_put(root);
-                } else if (start == 0) {
-                        printf("# no %s\n", type == RTF_MSG_STATUS ? "plugins" : "tasks");
-                }
-        }
-        json_object_put(array);
-        close(fd);
-        free(reply);
-        return r;
+        free(stats);
+        free(tasks);
+        return 0;
 }
 
 static void help(void) {
@@ -200,7 +363,10 @@ static void help(void) {
                "Show what rtfd manages.\n\n"
                "Commands:\n"
                "  status        plugins and their cores: tasks, priorities, utilisation\n"
-               "  tasks         all task specifications\n\n"
+               "  tasks         all task specifications; for periodic tasks also the statistics\n"
+               "                their client reported (periods, overruns, budget exhaustions,\n"
+               "                longest response and CPU time): the client's claim, not measured\n"
+               "                by rtfd\n\n"
                "Options:\n"
                "  -s, --socket PATH  rtfd's socket (default $RTF_SOCKET or %s)\n"
                "  -j, --json         JSON output\n"
@@ -219,8 +385,7 @@ int main(int argc, char **argv) {
         };
         const char *socket_path = getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : RTF_DEFAULT_SOCKET;
         bool json = false;
-        uint16_t type;
-        int c;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "s:jh", options, NULL)) >= 0) {
                 switch (c) {
@@ -246,12 +411,12 @@ int main(int argc, char **argv) {
                 return 2;
         }
         if (strcmp(argv[optind], "status") == 0)
-                type = RTF_MSG_STATUS;
+                r = list_status(socket_path, json);
         else if (strcmp(argv[optind], "tasks") == 0)
-                type = RTF_MSG_TASKS;
+                r = list_tasks(socket_path, json);
         else {
                 fprintf(stderr, "rtfctl: unknown command '%s'. Try 'rtfctl --help'.\n", argv[optind]);
                 return 2;
         }
-        return list(socket_path, type, json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

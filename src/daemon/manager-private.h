@@ -34,6 +34,9 @@ struct spec {
         struct dl_sample last_sample;
         bool have_sample;
         uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
+        /* the client's last statistics report (REPORT): its claim, shown as such */
+        struct rtf_wire_stats stats;
+        int64_t stats_at_ns;            /* when it arrived, 0 = never */
 };
 
 struct plugin_set {

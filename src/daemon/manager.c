@@ -753,6 +753,49 @@ void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret) {
         ret->total = index;
 }
 
+void manager_list_task_stats(uint32_t start, struct rtf_msg_rows *ret) {
+        int64_t now = now_monotonic_ns();
+        uint32_t index = 0;
+
+        ret->start = start;
+        ret->count = 0;
+        for (struct spec *s = mgr.all_head; s; s = s->all_next) {
+                struct rtf_wire_task_stats *row;
+
+                if (s->stats_at_ns == 0)
+                        continue;
+                if (index++ < start || ret->count >= RTF_TASK_STATS_ROWS_MAX)
+                        continue;
+                row = &ret->task_stats[ret->count++];
+                *row = (struct rtf_wire_task_stats){
+                        .id = s->id,
+                        .age_ms = now > s->stats_at_ns ? (uint64_t)(now - s->stats_at_ns) / NSEC_PER_MSEC : 0,
+                        .stats = s->stats,
+                };
+        }
+        ret->total = index;
+}
+
+/* ---- statistics reported by clients ---- */
+
+int manager_report(struct owner *o, uint64_t id, const struct rtf_wire_stats *stats) {
+        struct spec *s = spec_find(id);
+
+        if (!s)
+                return -ENOENT;
+        /* Not owns(): even root reports only for the tasks it runs itself. */
+        if (s->owner != o) {
+                char why[RTF_REASON_MAX];
+
+                snprintf(why, sizeof(why), "specification %" PRIu64 " belongs to another client", id);
+                audit(o, "report statistics", id, NULL, false, 0, why);
+                return -EPERM;
+        }
+        s->stats = *stats;
+        s->stats_at_ns = now_monotonic_ns();
+        return 0;
+}
+
 /* ---- watchdog ---- */
 
 void manager_watchdog(void) {

@@ -73,8 +73,18 @@ void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *ret);
 /* The connection is gone: release everything it held. */
 void manager_owner_gone(struct owner *o);
 
+/*
+ * A client's statistics report for one of its specifications: stored if the
+ * spec was created on this very connection (root included: a report speaks
+ * for the process that runs the task).  Returns 0, -ENOENT or -EPERM (also
+ * audited); there is no reply to carry it.
+ */
+int manager_report(struct owner *o, uint64_t id, const struct rtf_wire_stats *stats);
+
 void manager_list_cores(uint32_t start, struct rtf_msg_rows *ret);
 void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret);
+/* The last report of every spec that has one, in id order. */
+void manager_list_task_stats(uint32_t start, struct rtf_msg_rows *ret);
 
 /* Periodic health check of attached SCHED_DEADLINE threads. */
 void manager_watchdog(void);

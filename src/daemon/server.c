@@ -163,12 +163,40 @@ static int client_send(struct client *c, const struct rtf_msg *msg) {
         return 0;
 }
 
+/*
+ * A report is never answered: librtf sends it from a real-time thread that
+ * must not wait, and a reply would break the pairing of its requests and
+ * replies.  So whatever rtfd thinks of it goes to the log only.  It costs a
+ * request token like any request; one over the limit is dropped.
+ */
+static int handle_report(struct client *c, const struct rtf_msg_report *report) {
+        const struct owner *o = &c->owner;
+        int r;
+
+        if (c->refusal)
+                return -ECONNREFUSED;
+        if (!rate_allows(c)) {
+                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec reached",
+                          (int)o->pid, (unsigned)o->uid);
+                return 0;
+        }
+        r = manager_report(&c->owner, report->id, &report->stats);
+        if (r == -ENOENT)
+                log_debug("pid %d uid %u: statistics report for unknown spec %" PRIu64 " dropped", (int)o->pid,
+                          (unsigned)o->uid, report->id);
+        return 0;
+}
+
 static int handle(struct client *c, const struct rtf_msg *in) {
         struct rtf_msg out;
         struct owner *o = &c->owner;
 
         memset(&out, 0, sizeof(out));
+        /* An older client gets its answer in its own version. */
+        out.header.version = in->header.version;
         out.header.seq = in->header.seq;
+        if (in->header.type == RTF_MSG_REPORT)
+                return handle_report(c, &in->report);
         if (in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH &&
             (c->refusal || !rate_allows(c))) {
                 char why[RTF_REASON_MAX];
@@ -184,7 +212,8 @@ static int handle(struct client *c, const struct rtf_msg *in) {
                 log_notice("pid %d uid %u: request refused: %s", (int)o->pid, (unsigned)o->uid, why);
                 return client_send(c, &out);
         }
-        if (c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS))
+        if (c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
+                           in->header.type == RTF_MSG_TASK_STATS))
                 return -ECONNREFUSED;
         switch (in->header.type) {
         case RTF_MSG_CREATE:
@@ -214,6 +243,10 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         case RTF_MSG_TASKS:
                 out.header.type = RTF_MSG_TASKS_REPLY;
                 manager_list_tasks(in->list.start, &out.rows);
+                break;
+        case RTF_MSG_TASK_STATS:
+                out.header.type = RTF_MSG_TASK_STATS_REPLY;
+                manager_list_task_stats(in->list.start, &out.rows);
                 break;
         default:
                 return -EBADMSG;        /* a reply type sent to the daemon */

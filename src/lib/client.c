@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -41,6 +42,7 @@ static int client_fd = -1;
 static pid_t client_pid;
 static uint32_t client_seq;
 static unsigned client_timeout_ms = CLIENT_TIMEOUT_MS_DEFAULT;
+static bool client_answered;            /* rtfd answered a request on this connection */
 
 static void client_atfork_prepare(void) {
         pthread_mutex_lock(&client_lock);
@@ -141,6 +143,7 @@ static int client_connect_locked(void) {
         client_fd = fd;
         client_pid = getpid();
         client_timeout_ms = timeout;
+        client_answered = false;
         return RTF_OK;
 }
 
@@ -218,7 +221,10 @@ static int client_receive_locked(void *buf, size_t *ret_len) {
                         return 0;
                 }
                 if (n == 0) {
-                        reason_set("rtfd closed the connection");
+                        /* An rtfd of protocol version 1 closes on this library's first packet. */
+                        reason_set(client_answered ? "rtfd closed the connection" :
+                                   "rtfd closed the connection without answering (see its log: an rtfd "
+                                   "older than protocol version %u does that)", RTF_PROTO_VERSION);
                         break;
                 }
                 if (errno == EINTR && now_ms() < deadline)
@@ -262,6 +268,7 @@ static int client_request_locked(struct rtf_msg *msg, uint16_t reply_type) {
         if (r != 0)
                 return r;
 
+        client_answered = true;
         r = rtf_msg_decode(buf, len, msg);
         if (r < 0) {
                 reason_set("malformed reply from rtfd: %s", rtf_proto_strerror(r));
@@ -283,6 +290,31 @@ int client_request(struct rtf_msg *msg, uint16_t reply_type) {
         reason_clear();
         client_lock_acquire(&cancel_state);
         r = client_request_locked(msg, reply_type);
+        client_lock_release(cancel_state);
+        return r;
+}
+
+int client_report(uint64_t id, const struct rtf_wire_stats *stats) {
+        uint8_t buf[sizeof(struct rtf_msg_header) + sizeof(struct rtf_msg_report)];
+        int r, cancel_state;
+
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+        if (pthread_mutex_trylock(&client_lock) != 0) {
+                pthread_setcancelstate(cancel_state, NULL);
+                return -EBUSY;
+        }
+        if (client_fd < 0 || client_pid != getpid()) {
+                r = -ENOTCONN;
+        } else {
+                r = rtf_msg_encode_report(client_seq + 1, id, stats, buf, sizeof(buf));
+                if (r > 0) {
+                        ssize_t n = send(client_fd, buf, (size_t) r, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+                        /* A broken connection is left for the next request to find and report. */
+                        r = n == (ssize_t) r ? 0 : n < 0 ? -errno : -EIO;
+                        client_seq++;
+                }
+        }
         client_lock_release(cancel_state);
         return r;
 }

@@ -18,3 +18,14 @@
  * arrives late must not be taken for the answer to a later request.
  */
 int client_request(struct rtf_msg *msg, uint16_t reply_type);
+
+/*
+ * Send a one-way REPORT for spec `id` if the connection is free at this very
+ * moment: for librtf's periodic path, which runs in real-time threads.  Never
+ * waits for another thread's request (trylock), never blocks in send()
+ * (MSG_DONTWAIT), never allocates, and leaves rtf_last_reason() alone.
+ * Returns 0 when sent, -EBUSY when another request holds the connection,
+ * -ENOTCONN without a connection, or the -errno of send() (-EAGAIN: rtfd is
+ * behind).
+ */
+int client_report(uint64_t id, const struct rtf_wire_stats *stats);

@@ -115,6 +115,7 @@ RTF_PUBLIC rtf_result_t rtf_spec_release(struct rtf_spec *s) {
         r = spec_call(&msg);
         /* -ENOENT: rtfd no longer has it either, so the spec is free again. */
         if (r == RTF_OK || r == -ENOENT) {
+                s->id = 0;      /* gone from rtfd: the task's last report has nowhere to go */
                 rtf_task_stop(s);
                 *s = (struct rtf_spec) RTF_SPEC_INIT;
         }

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client.h"
 #include "rtf/rtf.h"
 #include "sched-attr.h"
 #include "task.h"
@@ -42,6 +43,8 @@
 #define LEAD_MAX_NS (2 * NSEC_PER_MSEC)
 /* Below this much budget left the handler spins rather than re-arms. */
 #define SPIN_SLACK_NS (5 * NSEC_PER_USEC)
+/* How often a running task reports its statistics to rtfd (rtfctl tasks). */
+#define REPORT_INTERVAL_NS NSEC_PER_SEC
 
 struct task_private {
         struct periodic core;
@@ -59,6 +62,7 @@ struct task_private {
         uint64_t expirations;
         uint64_t enforcement_ns_total;
         uint64_t enforcement_ns_max;
+        int64_t reported_ns;            /* last statistics report to rtfd, 0 = none yet */
 };
 
 /* initial-exec: read in signal handlers, so no lazy TLS allocation. */
@@ -419,6 +423,43 @@ RTF_PUBLIC int rtf_task_start(struct rtf_spec *s) {
         return rtf_task_start_attr(s, NULL);
 }
 
+static void task_stats_read(const struct task_private *t, struct rtf_task_stats *st);
+
+/*
+ * Tell rtfd the task's statistics, so that `rtfctl tasks` shows them: at most
+ * every REPORT_INTERVAL_NS, and a last time when the task stops.  This runs in
+ * the task's real-time thread, so it only sends when the connection is free
+ * at once and the socket has room: a report skipped for another thread's
+ * request goes a period later, any other failure waits for the next interval.
+ */
+static void task_report(const struct rtf_spec *s, struct task_private *t, bool final) {
+        struct rtf_task_stats st = { .size = sizeof(st) };
+        struct rtf_wire_stats w;
+        int64_t now;
+
+        if (s->id == 0)
+                return;         /* not (or no longer) a reservation of rtfd */
+        now = monotonic_ns();
+        if (!final && t->reported_ns != 0 && now - t->reported_ns < (int64_t) REPORT_INTERVAL_NS)
+                return;
+        task_stats_read(t, &st);
+        w = (struct rtf_wire_stats) {
+                .budget_mode = st.budget_mode,
+                .flags = final ? RTF_STATS_FINAL : 0,
+                .period_ns = st.period_ns,
+                .budget_ns = st.budget_ns,
+                .periods = st.periods,
+                .overruns = st.overruns,
+                .missed_releases = st.missed_releases,
+                .budget_exhaustions = st.budget_exhaustions,
+                .ignored_waits = st.ignored_waits,
+                .max_response_ns = st.max_response_ns,
+                .max_job_cpu_ns = st.max_job_cpu_ns,
+        };
+        if (client_report(s->id, &w) != -EBUSY)
+                t->reported_ns = now;
+}
+
 RTF_PUBLIC int rtf_task_stop(struct rtf_spec *s) {
         struct task_private *t;
         sigset_t old;
@@ -429,6 +470,7 @@ RTF_PUBLIC int rtf_task_stop(struct rtf_spec *s) {
         if (!t)
                 return 0;
         budget_block(&old);
+        task_report(s, t, true);
         t->enforcing = 0;
         s->task = NULL;
         task_free(t);
@@ -470,6 +512,7 @@ RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s) {
         s->jobs++;
         if (w.missed > 0)
                 s->overruns++;
+        task_report(s, t, false);
 
         if (w.sleep) {
                 t->enforcing = 0;
@@ -491,15 +534,10 @@ RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s) {
         return w.missed > INT_MAX ? INT_MAX : (int) w.missed;
 }
 
-RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *ret) {
-        const struct task_private *t;
+/* With RTF_BUDGET_SIGNAL blocked, so that the handler does not change them meanwhile. */
+static void task_stats_read(const struct task_private *t, struct rtf_task_stats *ret) {
         struct rtf_task_stats st = { .size = sizeof(st) };
-        sigset_t old;
 
-        if (!s || s->size != sizeof(*s) || !s->task || !ret || ret->size != sizeof(*ret))
-                return -EINVAL;
-        t = s->task;
-        budget_block(&old);
         st.budget_mode = t->mode;
         st.period_ns = t->core.period_ns;
         st.budget_ns = t->core.budget_ns;
@@ -517,6 +555,17 @@ RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *r
         st.enforcement_ns_total = t->enforcement_ns_total;
         st.enforcement_ns_max = t->enforcement_ns_max;
         st.timer_lead_ns = t->mode == RTF_BUDGET_SOFT ? t->lead_ns : 0;
+        *ret = st;
+}
+
+RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *ret) {
+        struct rtf_task_stats st;
+        sigset_t old;
+
+        if (!s || s->size != sizeof(*s) || !s->task || !ret || ret->size != sizeof(*ret))
+                return -EINVAL;
+        budget_block(&old);
+        task_stats_read(s->task, &st);
         budget_unblock(&old);
         *ret = st;
         return 0;

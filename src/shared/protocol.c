@@ -81,9 +81,31 @@ _Static_assert(sizeof(struct rtf_wire_task) ==
                FIELD_SIZE(struct rtf_wire_task, accepted_runtime_us) + FIELD_SIZE(struct rtf_wire_task, params),
                "padding in struct rtf_wire_task");
 
+_Static_assert(sizeof(struct rtf_wire_stats) == 80, "stats size");
+_Static_assert(sizeof(struct rtf_wire_stats) ==
+               FIELD_SIZE(struct rtf_wire_stats, budget_mode) + FIELD_SIZE(struct rtf_wire_stats, flags) +
+               FIELD_SIZE(struct rtf_wire_stats, period_ns) + FIELD_SIZE(struct rtf_wire_stats, budget_ns) +
+               FIELD_SIZE(struct rtf_wire_stats, periods) + FIELD_SIZE(struct rtf_wire_stats, overruns) +
+               FIELD_SIZE(struct rtf_wire_stats, missed_releases) +
+               FIELD_SIZE(struct rtf_wire_stats, budget_exhaustions) +
+               FIELD_SIZE(struct rtf_wire_stats, ignored_waits) + FIELD_SIZE(struct rtf_wire_stats, max_response_ns) +
+               FIELD_SIZE(struct rtf_wire_stats, max_job_cpu_ns),
+               "padding in struct rtf_wire_stats");
+_Static_assert(sizeof(struct rtf_msg_report) == 88, "report size");
+_Static_assert(sizeof(struct rtf_msg_report) ==
+               FIELD_SIZE(struct rtf_msg_report, id) + FIELD_SIZE(struct rtf_msg_report, stats),
+               "padding in struct rtf_msg_report");
+_Static_assert(sizeof(struct rtf_wire_task_stats) == 96, "task stats row size");
+_Static_assert(sizeof(struct rtf_wire_task_stats) ==
+               FIELD_SIZE(struct rtf_wire_task_stats, id) + FIELD_SIZE(struct rtf_wire_task_stats, age_ms) +
+               FIELD_SIZE(struct rtf_wire_task_stats, stats),
+               "padding in struct rtf_wire_task_stats");
+
 _Static_assert(offsetof(struct rtf_msg_rows, cores) == ROWS_PREFIX_SIZE, "rows prefix");
 _Static_assert(offsetof(struct rtf_msg_rows, tasks) == ROWS_PREFIX_SIZE, "rows prefix");
-_Static_assert(RTF_STATUS_ROWS_MAX >= 1 && RTF_TASKS_ROWS_MAX >= 1, "a reply must hold a row");
+_Static_assert(offsetof(struct rtf_msg_rows, task_stats) == ROWS_PREFIX_SIZE, "rows prefix");
+_Static_assert(RTF_STATUS_ROWS_MAX >= 1 && RTF_TASKS_ROWS_MAX >= 1 && RTF_TASK_STATS_ROWS_MAX >= 1,
+               "a reply must hold a row");
 
 /* The body starts right after the header, on the wire and in struct rtf_msg. */
 _Static_assert(offsetof(struct rtf_msg, create) == sizeof(struct rtf_msg_header), "body offset");
@@ -94,15 +116,43 @@ _Static_assert(offsetof(struct rtf_msg, rows) == sizeof(struct rtf_msg_header), 
                                RTF_STATUS_ROWS_MAX * sizeof(struct rtf_wire_core))
 #define TASKS_REPLY_MAX_SIZE (sizeof(struct rtf_msg_header) + ROWS_PREFIX_SIZE + \
                               RTF_TASKS_ROWS_MAX * sizeof(struct rtf_wire_task))
+#define TASK_STATS_REPLY_MAX_SIZE (sizeof(struct rtf_msg_header) + ROWS_PREFIX_SIZE + \
+                                   RTF_TASK_STATS_ROWS_MAX * sizeof(struct rtf_wire_task_stats))
 _Static_assert(STATUS_REPLY_MAX_SIZE <= RTF_MSG_MAX && STATUS_REPLY_MAX_SIZE <= sizeof(struct rtf_msg),
                "STATUS_REPLY does not fit");
 _Static_assert(TASKS_REPLY_MAX_SIZE <= RTF_MSG_MAX && TASKS_REPLY_MAX_SIZE <= sizeof(struct rtf_msg),
                "TASKS_REPLY does not fit");
+_Static_assert(TASK_STATS_REPLY_MAX_SIZE <= RTF_MSG_MAX && TASK_STATS_REPLY_MAX_SIZE <= sizeof(struct rtf_msg),
+               "TASK_STATS_REPLY does not fit");
+/* rtf_msg_encode_report() writes the header and the body side by side. */
+_Static_assert(offsetof(struct rtf_msg, report) == sizeof(struct rtf_msg_header), "body offset");
 /* rtf_msg_encode() returns the size as int. */
 _Static_assert(RTF_MSG_MAX <= 65536, "RTF_MSG_MAX too large");
 
 static bool msg_type_has_rows(uint16_t type) {
-        return type == RTF_MSG_STATUS_REPLY || type == RTF_MSG_TASKS_REPLY;
+        return type == RTF_MSG_STATUS_REPLY || type == RTF_MSG_TASKS_REPLY || type == RTF_MSG_TASK_STATS_REPLY;
+}
+
+unsigned rtf_msg_type_version(uint16_t type) {
+        switch (type) {
+        case RTF_MSG_CREATE:
+        case RTF_MSG_CHANGE:
+        case RTF_MSG_RELEASE:
+        case RTF_MSG_ATTACH:
+        case RTF_MSG_DETACH:
+        case RTF_MSG_STATUS:
+        case RTF_MSG_TASKS:
+        case RTF_MSG_REPLY:
+        case RTF_MSG_STATUS_REPLY:
+        case RTF_MSG_TASKS_REPLY:
+                return 1;
+        case RTF_MSG_REPORT:
+        case RTF_MSG_TASK_STATS:
+        case RTF_MSG_TASK_STATS_REPLY:
+                return 2;
+        default:
+                return 0;
+        }
 }
 
 size_t rtf_msg_size(uint16_t type, uint32_t count) {
@@ -120,7 +170,10 @@ size_t rtf_msg_size(uint16_t type, uint32_t count) {
                 return h + sizeof(struct rtf_msg_attach);
         case RTF_MSG_STATUS:
         case RTF_MSG_TASKS:
+        case RTF_MSG_TASK_STATS:
                 return h + sizeof(struct rtf_msg_list);
+        case RTF_MSG_REPORT:
+                return h + sizeof(struct rtf_msg_report);
         case RTF_MSG_REPLY:
                 return h + sizeof(struct rtf_msg_reply);
         case RTF_MSG_STATUS_REPLY:
@@ -132,6 +185,10 @@ size_t rtf_msg_size(uint16_t type, uint32_t count) {
                 if (count > RTF_TASKS_ROWS_MAX)
                         return 0;
                 return h + ROWS_PREFIX_SIZE + (size_t)count * sizeof(struct rtf_wire_task);
+        case RTF_MSG_TASK_STATS_REPLY:
+                if (count > RTF_TASK_STATS_ROWS_MAX)
+                        return 0;
+                return h + ROWS_PREFIX_SIZE + (size_t)count * sizeof(struct rtf_wire_task_stats);
         default:
                 return 0;
         }
@@ -140,6 +197,19 @@ size_t rtf_msg_size(uint16_t type, uint32_t count) {
 static int wire_params_check(const struct rtf_wire_params *w) {
         if (!field_is_string(w->plugin, sizeof(w->plugin)))
                 return RTF_PROTO_E_STRING;
+        return 0;
+}
+
+/*
+ * What librtf's periodic-task state machine can count: a known mode and
+ * flags, a budget within the period, no more late jobs than jobs.  Any other
+ * report is not a claim rtfd could show.
+ */
+static int wire_stats_check(const struct rtf_wire_stats *st) {
+        if (st->flags & ~RTF_STATS_KNOWN)
+                return RTF_PROTO_E_RESERVED;
+        if (st->budget_mode > RTF_BUDGET_HARD || st->budget_ns > st->period_ns || st->overruns > st->periods)
+                return RTF_PROTO_E_VALUE;
         return 0;
 }
 
@@ -169,7 +239,10 @@ static int msg_check_body(const struct rtf_msg *m) {
                 return m->attach.reserved != 0 ? RTF_PROTO_E_RESERVED : 0;
         case RTF_MSG_STATUS:
         case RTF_MSG_TASKS:
+        case RTF_MSG_TASK_STATS:
                 return m->list.reserved != 0 ? RTF_PROTO_E_RESERVED : 0;
+        case RTF_MSG_REPORT:
+                return wire_stats_check(&m->report.stats);
         case RTF_MSG_REPLY:
                 if (!field_is_string(m->reply.plugin, sizeof(m->reply.plugin)) ||
                     !field_is_string(m->reply.reason, sizeof(m->reply.reason)))
@@ -205,6 +278,18 @@ static int msg_check_body(const struct rtf_msg *m) {
                                 return r;
                         if (t->reserved != 0)
                                 return RTF_PROTO_E_RESERVED;
+                }
+                return 0;
+        case RTF_MSG_TASK_STATS_REPLY:
+                r = msg_rows_check_range(&m->rows);
+                if (r < 0)
+                        return r;
+                if (m->rows.reserved != 0)
+                        return RTF_PROTO_E_RESERVED;
+                for (uint32_t i = 0; i < m->rows.count; i++) {
+                        r = wire_stats_check(&m->rows.task_stats[i].stats);
+                        if (r < 0)
+                                return r;
                 }
                 return 0;
         default:
@@ -250,7 +335,7 @@ int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret) {
         memcpy(&h, buf, sizeof(h));
 
         /* The version decides how the rest is to be read, so it goes first. */
-        if (h.version != RTF_PROTO_VERSION)
+        if (h.version < RTF_PROTO_VERSION_MIN || h.version > RTF_PROTO_VERSION)
                 return RTF_PROTO_E_VERSION;
         if (h.size > len)
                 return RTF_PROTO_E_SHORT;
@@ -258,6 +343,9 @@ int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret) {
                 return RTF_PROTO_E_SIZE;
         if (h.reserved != 0)
                 return RTF_PROTO_E_RESERVED;
+        /* A type that came after the sender's version is unknown in it. */
+        if (rtf_msg_type_version(h.type) > h.version)
+                return RTF_PROTO_E_TYPE;
 
         r = msg_check_size(&h, buf, len);
         if (r < 0)
@@ -280,10 +368,15 @@ int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret) {
 
 int rtf_msg_encode(const struct rtf_msg *msg, void *buf, size_t buflen) {
         struct rtf_msg_header h;
+        uint16_t version;
         uint32_t count = 0;
         size_t size;
 
         if (!msg || (!buf && buflen > 0))
+                return -EINVAL;
+        version = msg->header.version ? msg->header.version : RTF_PROTO_VERSION;
+        if (version < RTF_PROTO_VERSION_MIN || version > RTF_PROTO_VERSION ||
+            rtf_msg_type_version(msg->header.type) > version)
                 return -EINVAL;
 
         if (msg_type_has_rows(msg->header.type))
@@ -300,13 +393,36 @@ int rtf_msg_encode(const struct rtf_msg *msg, void *buf, size_t buflen) {
                 return -ENOBUFS;
 
         h = (struct rtf_msg_header) {
-                .version = RTF_PROTO_VERSION,
+                .version = version,
                 .type = msg->header.type,
                 .size = (uint32_t)size,
                 .seq = msg->header.seq,
         };
         memcpy(buf, &h, sizeof(h));
         memcpy((uint8_t *)buf + sizeof(h), &msg->create, size - sizeof(h));
+        return (int)size;
+}
+
+int rtf_msg_encode_report(uint32_t seq, uint64_t id, const struct rtf_wire_stats *stats, void *buf,
+                          size_t buflen) {
+        const size_t size = sizeof(struct rtf_msg_header) + sizeof(struct rtf_msg_report);
+        struct rtf_msg_header h = {
+                .version = RTF_PROTO_VERSION,
+                .type = RTF_MSG_REPORT,
+                .size = (uint32_t)size,
+                .seq = seq,
+        };
+        struct rtf_msg_report body = { .id = id };
+
+        if (!stats || (!buf && buflen > 0))
+                return -EINVAL;
+        body.stats = *stats;
+        if (wire_stats_check(&body.stats) < 0)
+                return -EINVAL;
+        if (buflen < size)
+                return -ENOBUFS;
+        memcpy(buf, &h, sizeof(h));
+        memcpy((uint8_t *)buf + sizeof(h), &body, sizeof(body));
         return (int)size;
 }
 
@@ -328,6 +444,8 @@ const char *rtf_proto_strerror(int code) {
                 return "reserved field not zero";
         case RTF_PROTO_E_ROWS:
                 return "row count or range inconsistent with the packet";
+        case RTF_PROTO_E_VALUE:
+                return "field value out of range";
         case -EINVAL:
                 return "invalid message";
         case -ENOBUFS:

@@ -13,8 +13,19 @@
  * Who the peer is never appears in a message: rtfd learns it from the
  * kernel (SO_PEERCRED, SO_PEERPIDFD).
  *
+ * Versions.  A peer sends every message with its own version in the header;
+ * rtfd accepts RTF_PROTO_VERSION_MIN..RTF_PROTO_VERSION and answers each
+ * request in the version it came in, so an older client only ever sees
+ * packets of its own version.  A type that a version does not define is an
+ * unknown type in that version.  Layouts of existing types never change: a
+ * version only adds types.
+ *
  * Changelog:
  *   1  first version.
+ *   2  REPORT: a client's periodic-task statistics for one of its own
+ *      specifications, one way (rtfd never answers it); TASK_STATS /
+ *      TASK_STATS_REPLY: the last report of every specification that has one,
+ *      for rtfctl.
  */
 #pragma once
 
@@ -23,7 +34,8 @@
 
 #include "rtf/rtf.h"
 
-#define RTF_PROTO_VERSION 1u
+#define RTF_PROTO_VERSION 2u
+#define RTF_PROTO_VERSION_MIN 1u        /* the oldest version rtfd still serves */
 #define RTF_MSG_MAX 4096u               /* no packet is larger */
 #define RTF_REASON_MAX 128u
 
@@ -36,10 +48,13 @@ enum rtf_msg_type {
         RTF_MSG_DETACH = 5,
         RTF_MSG_STATUS = 6,
         RTF_MSG_TASKS = 7,
+        RTF_MSG_REPORT = 8,             /* version 2; one way, never answered */
+        RTF_MSG_TASK_STATS = 9,         /* version 2 */
         /* replies, rtfd -> client; the seq of the request is echoed */
         RTF_MSG_REPLY = 0x101,
         RTF_MSG_STATUS_REPLY = 0x106,
         RTF_MSG_TASKS_REPLY = 0x107,
+        RTF_MSG_TASK_STATS_REPLY = 0x109, /* version 2 */
 };
 
 struct rtf_msg_header {
@@ -134,10 +149,49 @@ struct rtf_wire_task {
         struct rtf_wire_params params;  /* .plugin = the admitting plugin */
 };
 
+/*
+ * Statistics of a periodic task (struct rtf_task_stats), as its client
+ * counted them.  They are the client's claim: rtfd stores and shows them but
+ * measures none of it.  The decoder refuses what no librtf could have
+ * counted: an unknown mode or flag, a budget above the period, more overruns
+ * than periods.
+ */
+#define RTF_STATS_FINAL 0x1u            /* the task stopped: no report follows */
+#define RTF_STATS_KNOWN RTF_STATS_FINAL
+
+struct rtf_wire_stats {
+        uint32_t budget_mode;           /* enum rtf_budget_mode */
+        uint32_t flags;                 /* RTF_STATS_* */
+        uint64_t period_ns;
+        uint64_t budget_ns;             /* 0: none */
+        uint64_t periods;
+        uint64_t overruns;
+        uint64_t missed_releases;
+        uint64_t budget_exhaustions;
+        uint64_t ignored_waits;
+        uint64_t max_response_ns;
+        uint64_t max_job_cpu_ns;
+};
+
+/* REPORT: statistics for one of the sending connection's own specifications */
+struct rtf_msg_report {
+        uint64_t id;
+        struct rtf_wire_stats stats;
+};
+
+/* One row of TASK_STATS_REPLY */
+struct rtf_wire_task_stats {
+        uint64_t id;
+        uint64_t age_ms;                /* since rtfd received the report */
+        struct rtf_wire_stats stats;
+};
+
 #define RTF_STATUS_ROWS_MAX ((RTF_MSG_MAX - sizeof(struct rtf_msg_header) - 16) / sizeof(struct rtf_wire_core))
 #define RTF_TASKS_ROWS_MAX ((RTF_MSG_MAX - sizeof(struct rtf_msg_header) - 16) / sizeof(struct rtf_wire_task))
+#define RTF_TASK_STATS_ROWS_MAX ((RTF_MSG_MAX - sizeof(struct rtf_msg_header) - 16) / \
+                                 sizeof(struct rtf_wire_task_stats))
 
-/* STATUS_REPLY / TASKS_REPLY: `count` rows follow, of `total` */
+/* STATUS_REPLY / TASKS_REPLY / TASK_STATS_REPLY: `count` rows follow, of `total` */
 struct rtf_msg_rows {
         uint32_t total;
         uint32_t start;
@@ -146,6 +200,7 @@ struct rtf_msg_rows {
         union {
                 struct rtf_wire_core cores[RTF_STATUS_ROWS_MAX];
                 struct rtf_wire_task tasks[RTF_TASKS_ROWS_MAX];
+                struct rtf_wire_task_stats task_stats[RTF_TASK_STATS_ROWS_MAX];
         };
 };
 
@@ -158,6 +213,7 @@ struct rtf_msg {
                 struct rtf_msg_id id;
                 struct rtf_msg_attach attach;
                 struct rtf_msg_list list;
+                struct rtf_msg_report report;
                 struct rtf_msg_reply reply;
                 struct rtf_msg_rows rows;
         };
@@ -172,13 +228,18 @@ enum {
         RTF_PROTO_E_STRING,             /* a string field is not NUL-terminated */
         RTF_PROTO_E_RESERVED,           /* a reserved field is not zero */
         RTF_PROTO_E_ROWS,               /* row count inconsistent with size */
+        RTF_PROTO_E_VALUE,              /* a field holds a value no peer could mean */
+        RTF_PROTO_E_LAST = RTF_PROTO_E_VALUE,
 };
 
 /*
  * Size of a packet of `type` (rows: with `count` rows), 0 if the type is
- * unknown or `count` exceeds RTF_STATUS_ROWS_MAX / RTF_TASKS_ROWS_MAX.
+ * unknown or `count` exceeds the type's RTF_*_ROWS_MAX.
  */
 size_t rtf_msg_size(uint16_t type, uint32_t count);
+
+/* The protocol version that introduced `type`, 0 if the type is unknown. */
+unsigned rtf_msg_type_version(uint16_t type);
 
 /*
  * Decode one packet of `len` bytes (need not be aligned) into *ret.  Returns
@@ -189,12 +250,21 @@ size_t rtf_msg_size(uint16_t type, uint32_t count);
 int rtf_msg_decode(const void *buf, size_t len, struct rtf_msg *ret);
 
 /*
- * Encode *msg (header.type, header.seq and the body are read; version and
- * size are filled in, header.reserved is written as zero) into buf.  Returns
- * the packet size, -ENOBUFS if buflen is too small, or -EINVAL if the type is
- * unknown or the message would not pass rtf_msg_decode().
+ * Encode *msg (header.version, header.type, header.seq and the body are read;
+ * size is filled in, header.reserved is written as zero) into buf.  Version 0
+ * means RTF_PROTO_VERSION; rtfd sets the version of the request it answers.
+ * Returns the packet size, -ENOBUFS if buflen is too small, or -EINVAL if the
+ * type or version is unknown, or the message would not pass rtf_msg_decode().
  */
 int rtf_msg_encode(const struct rtf_msg *msg, void *buf, size_t buflen);
+
+/*
+ * Encode a REPORT (version RTF_PROTO_VERSION) without a struct rtf_msg, for
+ * librtf's periodic path: a few hundred bytes of stack, no allocation.
+ * Returns the packet size, -ENOBUFS or -EINVAL as rtf_msg_encode().
+ */
+int rtf_msg_encode_report(uint32_t seq, uint64_t id, const struct rtf_wire_stats *stats, void *buf,
+                          size_t buflen);
 
 /* A text for an RTF_PROTO_E_* code, for logs. */
 const char *rtf_proto_strerror(int code);

@@ -23,13 +23,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         r = rtf_msg_decode(data, size, &msg);
         if (r < 0) {
-                if (r < RTF_PROTO_E_SHORT || r > RTF_PROTO_E_ROWS)
+                if (r < RTF_PROTO_E_SHORT || r > RTF_PROTO_E_LAST)
                         abort();
                 return 0;
         }
 
-        bool rows = msg.header.type == RTF_MSG_STATUS_REPLY || msg.header.type == RTF_MSG_TASKS_REPLY;
+        bool rows = msg.header.type == RTF_MSG_STATUS_REPLY || msg.header.type == RTF_MSG_TASKS_REPLY ||
+                    msg.header.type == RTF_MSG_TASK_STATS_REPLY;
         if (msg.header.size != size || rtf_msg_size(msg.header.type, rows ? msg.rows.count : 0) != size)
+                abort();
+        /* Nothing newer than the version it came in. */
+        if (rtf_msg_type_version(msg.header.type) == 0 || rtf_msg_type_version(msg.header.type) > msg.header.version)
                 abort();
 
         n = rtf_msg_encode(&msg, packet, sizeof(packet));
@@ -41,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(&again, 0xA5, sizeof(again));
         if (rtf_msg_decode(packet, (size_t)n, &again) != 0 || memcmp(&msg, &again, sizeof(msg)) != 0)
                 abort();
+
+        /* librtf's own report encoder agrees with the general one. */
+        if (msg.header.type == RTF_MSG_REPORT) {
+                n = rtf_msg_encode_report(msg.header.seq, msg.report.id, &msg.report.stats, packet, sizeof(packet));
+                if (n < 0 || (size_t)n != size || memcmp(packet, data, size) != 0)
+                        abort();
+        }
 
         /* The params conversions never overrun a name, whatever follows its NUL. */
         if (msg.header.type == RTF_MSG_CREATE) {

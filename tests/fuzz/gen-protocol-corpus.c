@@ -2,12 +2,14 @@
 /*
  * Writes the seed corpus of fuzz-protocol: one valid packet of every message
  * type (rows replies with 0, 1 and 2 rows), each encoded by rtf_msg_encode()
- * so the seeds follow the header if a layout ever changes.
+ * so the seeds follow the header if a layout ever changes; and the types of
+ * version 1 once more in a version-1 header, as older clients send them.
  *
  *   gen-protocol-corpus DIRECTORY
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,12 @@
 
 #include "protocol.h"
 
-static int write_packet(int dfd, const char *name, const struct rtf_msg *m) {
+/*
+ * Encodes *m and, for the seeds of refusals, overwrites the 32-bit word at
+ * `poke_offset` (if not 0) with `poke_value`.
+ */
+static int write_poked(int dfd, const char *name, const struct rtf_msg *m, size_t poke_offset,
+                       uint32_t poke_value) {
         uint8_t buf[RTF_MSG_MAX];
         size_t done = 0;
         int n, fd;
@@ -26,6 +33,8 @@ static int write_packet(int dfd, const char *name, const struct rtf_msg *m) {
                 fprintf(stderr, "%s: cannot encode: %s\n", name, strerror(-n));
                 return n;
         }
+        if (poke_offset != 0 && poke_offset + sizeof(poke_value) <= (size_t)n)
+                memcpy(buf + poke_offset, &poke_value, sizeof(poke_value));
 
         fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0) {
@@ -57,6 +66,10 @@ static int write_packet(int dfd, const char *name, const struct rtf_msg *m) {
         return 0;
 }
 
+static int write_packet(int dfd, const char *name, const struct rtf_msg *m) {
+        return write_poked(dfd, name, m, 0, 0);
+}
+
 static void params(struct rtf_wire_params *w, const char *plugin) {
         w->flags = RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_DES_RUNTIME |
                 RTF_PARAM_HAS_DEADLINE | RTF_PARAM_HAS_SCHEDULER;
@@ -79,6 +92,20 @@ static void core(struct rtf_wire_core *c, const char *plugin, const char *policy
         c->prio_lowest = 60;
         c->prio_highest = 70;
         c->utilization_ppm = 350000;
+}
+
+static void stats(struct rtf_wire_stats *st, uint32_t mode, uint32_t flags) {
+        st->budget_mode = mode;
+        st->flags = flags;
+        st->period_ns = 4000000;
+        st->budget_ns = mode ? 1000000 : 0;
+        st->periods = 500;
+        st->overruns = 12;
+        st->missed_releases = 12;
+        st->budget_exhaustions = mode ? 40 : 0;
+        st->ignored_waits = mode ? 38 : 0;
+        st->max_response_ns = 5500000;
+        st->max_job_cpu_ns = 1000000;
 }
 
 static void task(struct rtf_wire_task *t, uint64_t id) {
@@ -184,6 +211,58 @@ int main(int argc, char **argv) {
         task(&m.rows.tasks[0], 1);
         task(&m.rows.tasks[1], 2);
         WRITE("tasks-reply-2");
+
+        RESET(RTF_MSG_REPORT);
+        m.report.id = 1;
+        stats(&m.report.stats, RTF_BUDGET_SOFT, 0);
+        WRITE("report");
+        RESET(RTF_MSG_REPORT);
+        m.report.id = 2;
+        stats(&m.report.stats, RTF_BUDGET_HARD, RTF_STATS_FINAL);
+        WRITE("report-final");
+        RESET(RTF_MSG_REPORT);
+        m.report.id = 3;
+        stats(&m.report.stats, RTF_BUDGET_NONE, 0);
+        WRITE("report-no-budget");
+
+        RESET(RTF_MSG_TASK_STATS);
+        WRITE("task-stats");
+        RESET(RTF_MSG_TASK_STATS_REPLY);
+        WRITE("task-stats-reply-empty");
+        RESET(RTF_MSG_TASK_STATS_REPLY);
+        m.rows.total = 2;
+        m.rows.count = 2;
+        m.rows.task_stats[0].id = 1;
+        m.rows.task_stats[0].age_ms = 250;
+        stats(&m.rows.task_stats[0].stats, RTF_BUDGET_SOFT, 0);
+        m.rows.task_stats[1].id = 5;
+        stats(&m.rows.task_stats[1].stats, RTF_BUDGET_NONE, RTF_STATS_FINAL);
+        WRITE("task-stats-reply-2");
+
+        /* Reports rtfd refuses: a version-2 type in a version-1 header, more overruns than periods. */
+        RESET(RTF_MSG_REPORT);
+        m.report.id = 1;
+        stats(&m.report.stats, RTF_BUDGET_SOFT, 0);
+        if (write_poked(dfd, "invalid-report-v1", &m, offsetof(struct rtf_msg_header, version), 1) < 0)
+                r = -1;
+        if (write_poked(dfd, "invalid-report-overruns", &m, sizeof(struct rtf_msg_header) +
+                        offsetof(struct rtf_msg_report, stats.overruns), 501) < 0)
+                r = -1;
+
+        /* An older client's requests and rtfd's answers to it. */
+        RESET(RTF_MSG_CREATE);
+        m.header.version = 1;
+        params(&m.create.params, "EDF");
+        WRITE("v1-create");
+        RESET(RTF_MSG_TASKS);
+        m.header.version = 1;
+        WRITE("v1-tasks");
+        RESET(RTF_MSG_TASKS_REPLY);
+        m.header.version = 1;
+        m.rows.total = 1;
+        m.rows.count = 1;
+        task(&m.rows.tasks[0], 1);
+        WRITE("v1-tasks-reply-1");
 
         close(dfd);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -15,6 +15,12 @@
  *   spin TNAME                        a thread that burns CPU until `exit TNAME`
  *   exit TNAME                        the thread returns and is joined
  *   overruns                          SIGXCPU signals received so far
+ *   periodic NAME periods=N job_us=US [stop=1]
+ *                                     run N periods of NAME's periodic task in
+ *                                     this (main) thread, each job burning US
+ *                                     of CPU time; starts the task if needed,
+ *                                     stops it after (final report) with stop=1;
+ *                                     answers with rtf_task_stats()
  *
  * rtfd gives SCHED_DEADLINE threads SCHED_FLAG_DL_OVERRUN: an overrun sends
  * SIGXCPU, whose default action would kill the client; it is counted here.
@@ -34,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rtf/rtf.h>
@@ -342,6 +349,59 @@ static void cmd_spec(const char *cmd, char **words, int n) {
         reply(o);
 }
 
+static uint64_t thread_cpu_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void cmd_periodic(char **words, int n) {
+        uint64_t periods = 0, job_us = 0, stop = 0;
+        struct rtf_task_stats st = { .size = sizeof(st) };
+        struct named_spec *ns;
+        json_object *o;
+        int r = 0;
+
+        if (n < 1 || !(ns = spec_lookup(words[0], false))) {
+                reply_error("periodic: unknown spec '%s'", n < 1 ? "" : words[0]);
+                return;
+        }
+        for (int i = 1; i < n; i++) {
+                uint64_t *v = strncmp(words[i], "periods=", 8) == 0 ? &periods :
+                              strncmp(words[i], "job_us=", 7) == 0 ? &job_us :
+                              strncmp(words[i], "stop=", 5) == 0 ? &stop : NULL;
+
+                if (!v || parse_u64(strchr(words[i], '=') + 1, v) < 0) {
+                        reply_error("periodic: bad argument '%s'", words[i]);
+                        return;
+                }
+        }
+        if (!ns->spec.task)
+                r = rtf_task_start(&ns->spec);
+        for (uint64_t k = 0; r >= 0 && k < periods; k++) {
+                uint64_t until = thread_cpu_ns() + job_us * 1000;
+
+                while (thread_cpu_ns() < until)
+                        ;
+                r = rtf_task_wait_period(&ns->spec);
+        }
+        if (r >= 0)
+                r = rtf_task_stats(&ns->spec, &st);
+        if (r >= 0 && stop)
+                r = rtf_task_stop(&ns->spec);
+        o = result_object(r < 0 ? r : 0);
+        json_object_object_add(o, "budget_mode", json_object_new_int64(st.budget_mode));
+        json_object_object_add(o, "periods", json_object_new_uint64(st.periods));
+        json_object_object_add(o, "overruns", json_object_new_uint64(st.overruns));
+        json_object_object_add(o, "missed_releases", json_object_new_uint64(st.missed_releases));
+        json_object_object_add(o, "budget_exhaustions", json_object_new_uint64(st.budget_exhaustions));
+        json_object_object_add(o, "ignored_waits", json_object_new_uint64(st.ignored_waits));
+        json_object_object_add(o, "max_response_ns", json_object_new_uint64(st.max_response_ns));
+        json_object_object_add(o, "max_job_cpu_ns", json_object_new_uint64(st.max_job_cpu_ns));
+        reply(o);
+}
+
 static void on_sigxcpu(int sig) {
         atomic_fetch_add(&sigxcpu_count, 1);
 }
@@ -395,6 +455,8 @@ int main(void) {
                                 reply_error("exit: need a thread name");
                         else
                                 cmd_exit(words[1]);
+                } else if (strcmp(words[0], "periodic") == 0) {
+                        cmd_periodic(words + 1, n - 1);
                 } else if (strcmp(words[0], "create") == 0 || strcmp(words[0], "change") == 0 ||
                            strcmp(words[0], "release") == 0 || strcmp(words[0], "attach") == 0 ||
                            strcmp(words[0], "detach") == 0 || strcmp(words[0], "info") == 0) {

@@ -5,6 +5,7 @@
  * this process that answers in a chosen wrong way (closing, staying silent,
  * garbage, another seq or type, an oversized packet) or with a scripted
  * reply; it has no daemon logic, the real rtfd is tested in tests/integration.
+ * Statistics reports (REPORT) are recorded and never answered, as rtfd does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ enum peer_mode {
         PEER_WRONG_SEQ,         /* a well-formed REPLY to another seq */
         PEER_WRONG_TYPE,        /* a STATUS_REPLY to a CREATE */
         PEER_OVERSIZE,          /* a packet larger than RTF_MSG_MAX */
+        PEER_HOLD,              /* answer as PEER_SCRIPT once peer_release() is called */
 };
 
 static struct {
@@ -54,7 +57,11 @@ static struct {
         struct rtf_msg_reply reply;
         struct rtf_msg last;    /* the last request received */
         unsigned accepted, hung_up, requests;
-} peer = { .lock = PTHREAD_MUTEX_INITIALIZER };
+        struct rtf_msg last_report;
+        unsigned reports;
+        pthread_cond_t cond;    /* PEER_HOLD: `release` was set */
+        bool release;
+} peer = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static void peer_set(enum peer_mode mode, const struct rtf_msg_reply *reply) {
         pthread_mutex_lock(&peer.lock);
@@ -73,6 +80,24 @@ static struct rtf_msg peer_last(unsigned *ret_requests) {
                 *ret_requests = peer.requests;
         pthread_mutex_unlock(&peer.lock);
         return m;
+}
+
+static struct rtf_msg peer_last_report(unsigned *ret_reports) {
+        struct rtf_msg m;
+
+        pthread_mutex_lock(&peer.lock);
+        m = peer.last_report;
+        *ret_reports = peer.reports;
+        pthread_mutex_unlock(&peer.lock);
+        return m;
+}
+
+/* Let a PEER_HOLD answer go. */
+static void peer_release(void) {
+        pthread_mutex_lock(&peer.lock);
+        peer.release = true;
+        pthread_cond_signal(&peer.cond);
+        pthread_mutex_unlock(&peer.lock);
 }
 
 static unsigned peer_hung_up(void) {
@@ -113,6 +138,13 @@ static bool peer_handle(int fd) {
         n = recv(fd, buf, sizeof(buf), 0);
         if (n <= 0 || rtf_msg_decode(buf, (size_t) n, &req) < 0)
                 return false;
+        if (req.header.type == RTF_MSG_REPORT) {
+                pthread_mutex_lock(&peer.lock);
+                peer.last_report = req;
+                peer.reports++;
+                pthread_mutex_unlock(&peer.lock);
+                return true;
+        }
 
         memset(&rep, 0, sizeof(rep));
         rep.header.type = RTF_MSG_REPLY;
@@ -129,6 +161,20 @@ static bool peer_handle(int fd) {
         case PEER_SCRIPT:
                 peer_send(fd, &rep);
                 return true;
+        case PEER_HOLD: {
+                struct timespec limit;
+
+                /* Bounded, so that a failing test ends instead of hanging. */
+                clock_gettime(CLOCK_REALTIME, &limit);
+                limit.tv_sec += 30;
+                pthread_mutex_lock(&peer.lock);
+                while (!peer.release && pthread_cond_timedwait(&peer.cond, &peer.lock, &limit) == 0)
+                        ;
+                peer.release = false;
+                pthread_mutex_unlock(&peer.lock);
+                peer_send(fd, &rep);
+                return true;
+        }
         case PEER_ECHO:
                 memset(&rep.reply, 0, sizeof(rep.reply));
                 rep.reply.result = RTF_SCHEDULE_FAIL;
@@ -473,7 +519,8 @@ static void test_broken_peer(void) {
         unsigned hung_up;
         int64_t t0, dt;
 
-        expect_failure(PEER_CLOSE, RTF_CONNECTION_ERR, "closed the connection");
+        /* closed before answering anything: what an rtfd of an older protocol version does */
+        expect_failure(PEER_CLOSE, RTF_CONNECTION_ERR, "closed the connection without answering");
         expect_failure(PEER_GARBAGE, -EPROTO, "malformed reply");
         expect_failure(PEER_WRONG_SEQ, -EPROTO, "out of sequence");
         expect_failure(PEER_WRONG_TYPE, -EPROTO, "out of sequence");
@@ -671,6 +718,118 @@ static void test_concurrent(void) {
         CHECK_EQ(requests1 - requests0, THREADS * REQUESTS);
 }
 
+/* Waits (bounded) until the peer has seen more than `n` reports; returns how many it has. */
+static unsigned wait_reports(unsigned n, struct rtf_msg *ret_last) {
+        unsigned got = 0;
+
+        for (int i = 0; i < 5000; i++) {
+                *ret_last = peer_last_report(&got);
+                if (got > n)
+                        break;
+                usleep(1000);
+        }
+        return got;
+}
+
+struct held_change {
+        struct rtf_spec spec;
+        struct rtf_params params;
+        atomic_int done;
+        int result;
+};
+
+static void *held_change_thread(void *arg) {
+        struct held_change *h = arg;
+
+        h->result = rtf_spec_change(&h->spec, &h->params);
+        atomic_store(&h->done, 1);
+        return NULL;
+}
+
+/*
+ * The periodic path reports its statistics one way (no reply to wait for):
+ * at once, then at most about once a second, and a last time on
+ * rtf_task_stop().  When another thread's request holds the connection it
+ * skips the report instead of waiting for it.
+ */
+static void test_reports(void) {
+        struct rtf_msg_reply ok = {
+                .result = RTF_OK, .id = 77, .accepted_runtime_us = 300, .cpu = -1, .plugin = "FP",
+        };
+        struct rtf_task_attr attr = RTF_TASK_ATTR_INIT;
+        struct rtf_spec s = RTF_SPEC_INIT;
+        struct held_change h = { .spec = RTF_SPEC_INIT };
+        struct rtf_params p;
+        struct rtf_msg last;
+        unsigned reports0, reports, requests;
+        pthread_t thread;
+
+        attr.flags = RTF_TASK_NO_SOFT_BUDGET;   /* no timer signals in this test */
+        peer_set(PEER_SCRIPT, &ok);
+        /* A held request must outlast the test's steps however slow the machine: not 300 ms. */
+        setenv("RTF_TIMEOUT_MS", "30000", 1);
+        CHECK_EQ(rtf_connect(), RTF_OK);
+        make_params(&p, 1000);
+        CHECK_EQ(rtf_spec_create(&s, &p), RTF_OK);
+        CHECK_EQ(peer_last(NULL).header.version, RTF_PROTO_VERSION);
+
+        peer_last_report(&reports0);
+        CHECK_EQ(rtf_task_start_attr(&s, &attr), 0);
+        for (int i = 0; i < 5; i++)
+                CHECK(rtf_task_wait_period(&s) >= 0);
+        reports = wait_reports(reports0, &last);
+        CHECK(reports > reports0 && reports - reports0 < 5);
+        CHECK_EQ(last.header.version, RTF_PROTO_VERSION);
+        CHECK_EQ(last.report.id, 77);
+        CHECK_EQ(last.report.stats.flags, 0);
+        CHECK_EQ(last.report.stats.budget_mode, RTF_BUDGET_NONE);
+        CHECK_EQ(last.report.stats.period_ns, 1000000);
+        CHECK(last.report.stats.periods >= 1 && last.report.stats.periods <= 5);
+
+        /* Nothing answered the reports: the next request gets its own reply. */
+        CHECK_EQ(rtf_spec_change(&s, &p), RTF_OK);
+
+        CHECK_EQ(rtf_task_stop(&s), 0);
+        reports0 = reports;
+        reports = wait_reports(reports0, &last);
+        CHECK_EQ(reports, reports0 + 1);
+        CHECK_EQ(last.report.stats.flags, RTF_STATS_FINAL);
+        CHECK_EQ(last.report.stats.periods, 5);
+
+        /* Another thread's request holds the connection: reports are skipped, not waited for. */
+        CHECK_EQ(rtf_task_start_attr(&s, &attr), 0);
+        h.spec = s;
+        h.spec.task = NULL;
+        h.params = p;
+        peer_last(&requests);
+        peer_set(PEER_HOLD, &ok);
+        CHECK_EQ(pthread_create(&thread, NULL, held_change_thread, &h), 0);
+        /* Once the peer holds the request, its thread holds the connection until peer_release(). */
+        for (unsigned i = 0, now = requests; i < 30000 && now == requests; i++) {
+                usleep(1000);
+                peer_last(&now);
+        }
+        CHECK(rtf_task_wait_period(&s) >= 0);   /* a report is due: the first of this task */
+        CHECK_EQ(rtf_task_stop(&s), 0);         /* and the last */
+        CHECK_EQ(atomic_load(&h.done), 0);      /* both returned while the request was held */
+        peer_release();
+        pthread_join(thread, NULL);
+        CHECK_EQ(h.result, RTF_OK);
+        peer_set(PEER_SCRIPT, &ok);
+        CHECK_EQ(rtf_spec_change(&s, &p), RTF_OK);      /* after anything sent before it */
+        peer_last_report(&reports0);
+        CHECK_EQ(reports0, reports);
+
+        /* A released spec has nobody left to report to. */
+        CHECK_EQ(rtf_task_start_attr(&s, &attr), 0);
+        CHECK_EQ(rtf_spec_release(&s), RTF_OK);
+        CHECK_EQ(rtf_spec_create(&s, &p), RTF_OK);      /* a round trip after the release */
+        peer_last_report(&reports0);
+        CHECK_EQ(reports0, reports);
+        CHECK_EQ(rtf_spec_release(&s), RTF_OK);
+        CHECK_EQ(rtf_disconnect(), RTF_OK);
+}
+
 static int child_after_fork(void) {
         struct rtf_spec s = RTF_SPEC_INIT;
         struct rtf_params p;
@@ -735,6 +894,7 @@ int main(void) {
         test_scripted();
         test_concurrent();
         test_fork();
+        test_reports();
 
         peer_stop();
         return test_done();

@@ -9,6 +9,7 @@
 #include "tap.h"
 
 #define HDR sizeof(struct rtf_msg_header)
+#define ROWS_OFF(field) (HDR + offsetof(struct rtf_msg_rows, field))
 
 /* An odd offset into this buffer checks that the decoder copes with unaligned packets. */
 static _Alignas(8) uint8_t packet_storage[RTF_MSG_MAX + 16];
@@ -22,6 +23,21 @@ static void fill_params(struct rtf_wire_params *w, unsigned salt) {
         w->des_runtime_us = 2000 + salt;
         w->deadline_us = 900000 + salt;
         snprintf(w->plugin, sizeof(w->plugin), "EDF%u", salt);
+}
+
+static void fill_stats(struct rtf_wire_stats *st, unsigned salt) {
+        memset(st, 0, sizeof(*st));
+        st->budget_mode = RTF_BUDGET_SOFT;
+        st->flags = salt % 2 ? RTF_STATS_FINAL : 0;
+        st->period_ns = 1000000 + salt;
+        st->budget_ns = 250000 + salt;
+        st->periods = 500 + salt;
+        st->overruns = 20 + salt;
+        st->missed_releases = 30 + salt;
+        st->budget_exhaustions = 40 + salt;
+        st->ignored_waits = 10 + salt;
+        st->max_response_ns = 1500000 + salt;
+        st->max_job_cpu_ns = 375000 + salt;
 }
 
 /* A message of `type` with every field set to something other than zero. */
@@ -48,7 +64,12 @@ static void make_msg(struct rtf_msg *m, uint16_t type, uint32_t count) {
                 break;
         case RTF_MSG_STATUS:
         case RTF_MSG_TASKS:
+        case RTF_MSG_TASK_STATS:
                 m->list.start = 3;
+                break;
+        case RTF_MSG_REPORT:
+                m->report.id = 0x1234567890ULL;
+                fill_stats(&m->report.stats, 1);
                 break;
         case RTF_MSG_REPLY:
                 m->reply.result = -EBUSY;
@@ -93,6 +114,16 @@ static void make_msg(struct rtf_msg *m, uint16_t type, uint32_t count) {
                         t->priority = 50;
                         t->accepted_runtime_us = 300;
                         fill_params(&t->params, i);
+                }
+                break;
+        case RTF_MSG_TASK_STATS_REPLY:
+                m->rows.total = count + 1;
+                m->rows.start = 1;
+                m->rows.count = count;
+                for (uint32_t i = 0; i < count; i++) {
+                        m->rows.task_stats[i].id = 2000 + i;
+                        m->rows.task_stats[i].age_ms = 10 * i + 1;
+                        fill_stats(&m->rows.task_stats[i].stats, i);
                 }
                 break;
         default:
@@ -173,6 +204,8 @@ static void test_sizes(void) {
         CHECK_EQ(sizeof(struct rtf_wire_params), 72);
         CHECK_EQ(sizeof(struct rtf_wire_core), 88);
         CHECK_EQ(sizeof(struct rtf_wire_task), 112);
+        CHECK_EQ(sizeof(struct rtf_wire_stats), 80);
+        CHECK_EQ(sizeof(struct rtf_wire_task_stats), 96);
         CHECK_EQ(rtf_msg_size(RTF_MSG_CREATE, 0), HDR + 72);
         CHECK_EQ(rtf_msg_size(RTF_MSG_CHANGE, 0), HDR + 80);
         CHECK_EQ(rtf_msg_size(RTF_MSG_RELEASE, 0), HDR + 8);
@@ -180,6 +213,11 @@ static void test_sizes(void) {
         CHECK_EQ(rtf_msg_size(RTF_MSG_DETACH, 0), HDR + 8);
         CHECK_EQ(rtf_msg_size(RTF_MSG_STATUS, 0), HDR + 8);
         CHECK_EQ(rtf_msg_size(RTF_MSG_TASKS, 0), HDR + 8);
+        CHECK_EQ(rtf_msg_size(RTF_MSG_REPORT, 0), HDR + 88);
+        CHECK_EQ(rtf_msg_size(RTF_MSG_TASK_STATS, 0), HDR + 8);
+        CHECK_EQ(rtf_msg_size(RTF_MSG_TASK_STATS_REPLY, 4), HDR + 16 + 4 * 96);
+        CHECK(rtf_msg_size(RTF_MSG_TASK_STATS_REPLY, RTF_TASK_STATS_ROWS_MAX) <= RTF_MSG_MAX);
+        CHECK_EQ(rtf_msg_size(RTF_MSG_TASK_STATS_REPLY, RTF_TASK_STATS_ROWS_MAX + 1), 0);
         CHECK_EQ(rtf_msg_size(RTF_MSG_REPLY, 0), HDR + 192);
         CHECK_EQ(rtf_msg_size(RTF_MSG_STATUS_REPLY, 0), HDR + 16);
         CHECK_EQ(rtf_msg_size(RTF_MSG_STATUS_REPLY, 2), HDR + 16 + 2 * 88);
@@ -190,15 +228,26 @@ static void test_sizes(void) {
         CHECK_EQ(rtf_msg_size(RTF_MSG_TASKS_REPLY, RTF_TASKS_ROWS_MAX + 1), 0);
         CHECK_EQ(rtf_msg_size(RTF_MSG_TASKS_REPLY, UINT32_MAX), 0);
         CHECK_EQ(rtf_msg_size(0, 0), 0);
-        CHECK_EQ(rtf_msg_size(8, 0), 0);
+        CHECK_EQ(rtf_msg_size(10, 0), 0);
         CHECK_EQ(rtf_msg_size(0x100, 0), 0);
         CHECK_EQ(rtf_msg_size(0xffff, 0), 0);
+
+        /* Version 2 only adds types. */
+        CHECK_EQ(rtf_msg_type_version(RTF_MSG_CREATE), 1);
+        CHECK_EQ(rtf_msg_type_version(RTF_MSG_TASKS_REPLY), 1);
+        CHECK_EQ(rtf_msg_type_version(RTF_MSG_REPORT), 2);
+        CHECK_EQ(rtf_msg_type_version(RTF_MSG_TASK_STATS), 2);
+        CHECK_EQ(rtf_msg_type_version(RTF_MSG_TASK_STATS_REPLY), 2);
+        CHECK_EQ(rtf_msg_type_version(10), 0);
+        CHECK_EQ(RTF_PROTO_VERSION, 2);
+        CHECK_EQ(RTF_PROTO_VERSION_MIN, 1);
 }
 
 static void test_round_trips(void) {
         static const uint16_t fixed[] = {
                 RTF_MSG_CREATE, RTF_MSG_CHANGE, RTF_MSG_RELEASE, RTF_MSG_ATTACH,
                 RTF_MSG_DETACH, RTF_MSG_STATUS, RTF_MSG_TASKS, RTF_MSG_REPLY,
+                RTF_MSG_REPORT, RTF_MSG_TASK_STATS,
         };
 
         for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
@@ -210,6 +259,135 @@ static void test_round_trips(void) {
         check_round_trip(RTF_MSG_TASKS_REPLY, 0);
         check_round_trip(RTF_MSG_TASKS_REPLY, 2);
         check_round_trip(RTF_MSG_TASKS_REPLY, RTF_TASKS_ROWS_MAX);
+        check_round_trip(RTF_MSG_TASK_STATS_REPLY, 0);
+        check_round_trip(RTF_MSG_TASK_STATS_REPLY, 3);
+        check_round_trip(RTF_MSG_TASK_STATS_REPLY, RTF_TASK_STATS_ROWS_MAX);
+}
+
+/*
+ * An older peer: every version-1 type still decodes in a version-1 header
+ * and encodes back to the same bytes with the version kept, which is how
+ * rtfd answers a client of version 1.  Types of version 2 are unknown there.
+ */
+static void test_older_version(void) {
+        static const uint16_t v1[] = {
+                RTF_MSG_CREATE, RTF_MSG_CHANGE, RTF_MSG_RELEASE, RTF_MSG_ATTACH, RTF_MSG_DETACH,
+                RTF_MSG_STATUS, RTF_MSG_TASKS, RTF_MSG_REPLY, RTF_MSG_STATUS_REPLY, RTF_MSG_TASKS_REPLY,
+        };
+        static const uint16_t v2[] = { RTF_MSG_REPORT, RTF_MSG_TASK_STATS, RTF_MSG_TASK_STATS_REPLY };
+        uint8_t again[RTF_MSG_MAX];
+
+        for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++) {
+                uint8_t *buf = packet_storage + 1;
+                struct rtf_msg m, out;
+                struct rtf_msg_header h;
+                int n;
+
+                make_msg(&m, v1[i], 2);
+                m.header.version = 1;
+                n = rtf_msg_encode(&m, buf, RTF_MSG_MAX);
+                CHECK(n > 0);
+                if (n <= 0)
+                        continue;
+                memcpy(&h, buf, sizeof(h));
+                CHECK_EQ(h.version, 1);
+                CHECK_EQ(rtf_msg_decode(buf, (size_t)n, &out), 0);
+                CHECK_EQ(out.header.version, 1);
+                CHECK_EQ(rtf_msg_encode(&out, again, sizeof(again)), n);
+                CHECK(memcmp(again, buf, (size_t)n) == 0);
+        }
+        for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]); i++) {
+                uint8_t *buf;
+                struct rtf_msg m;
+                size_t n = encode_valid(v2[i], 1, &buf);
+
+                poke_u16(buf, offsetof(struct rtf_msg_header, version), 1);
+                DECODE_EXPECT(buf, n, RTF_PROTO_E_TYPE);
+                make_msg(&m, v2[i], 1);
+                m.header.version = 1;
+                CHECK_EQ(rtf_msg_encode(&m, again, sizeof(again)), -EINVAL);
+        }
+}
+
+#define REPORT_OFF(field) (HDR + offsetof(struct rtf_msg_report, stats.field))
+#define STATS_ROW_OFF(row, field) (HDR + offsetof(struct rtf_msg_rows, task_stats) + \
+                                   (row) * sizeof(struct rtf_wire_task_stats) + \
+                                   offsetof(struct rtf_wire_task_stats, stats.field))
+
+static void poke_u64(uint8_t *buf, size_t offset, uint64_t v) {
+        memcpy(buf + offset, &v, sizeof(v));
+}
+
+/* Statistics no librtf could have counted are refused, in a report and in a reply row. */
+static void test_decode_stats_errors(void) {
+        uint8_t *buf;
+        size_t n;
+
+        n = encode_valid(RTF_MSG_REPORT, 0, &buf);
+        DECODE_EXPECT(buf, n, 0);
+        poke_u32(buf, REPORT_OFF(budget_mode), RTF_BUDGET_HARD + 1);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_VALUE);
+        poke_u32(buf, REPORT_OFF(budget_mode), RTF_BUDGET_HARD);
+        DECODE_EXPECT(buf, n, 0);
+        poke_u32(buf, REPORT_OFF(flags), 0x2);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_RESERVED);
+        poke_u32(buf, REPORT_OFF(flags), RTF_STATS_FINAL);
+        DECODE_EXPECT(buf, n, 0);
+
+        /* the budget at the period is fine, one nanosecond beyond is not */
+        n = encode_valid(RTF_MSG_REPORT, 0, &buf);
+        poke_u64(buf, REPORT_OFF(period_ns), 1000);
+        poke_u64(buf, REPORT_OFF(budget_ns), 1000);
+        DECODE_EXPECT(buf, n, 0);
+        poke_u64(buf, REPORT_OFF(budget_ns), 1001);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_VALUE);
+
+        /* every job late is fine, more late jobs than jobs is not */
+        n = encode_valid(RTF_MSG_REPORT, 0, &buf);
+        poke_u64(buf, REPORT_OFF(periods), 7);
+        poke_u64(buf, REPORT_OFF(overruns), 7);
+        DECODE_EXPECT(buf, n, 0);
+        poke_u64(buf, REPORT_OFF(overruns), 8);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_VALUE);
+        poke_u64(buf, REPORT_OFF(periods), UINT64_MAX);
+        poke_u64(buf, REPORT_OFF(overruns), UINT64_MAX);
+        DECODE_EXPECT(buf, n, 0);
+
+        n = encode_valid(RTF_MSG_TASK_STATS_REPLY, 3, &buf);
+        poke_u32(buf, STATS_ROW_OFF(2, budget_mode), 99);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_VALUE);
+        n = encode_valid(RTF_MSG_TASK_STATS_REPLY, 3, &buf);
+        poke_u32(buf, STATS_ROW_OFF(1, flags), 0x80000000u);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_RESERVED);
+        n = encode_valid(RTF_MSG_TASK_STATS_REPLY, 3, &buf);
+        poke_u32(buf, ROWS_OFF(count), 4);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_ROWS);
+        poke_u32(buf, ROWS_OFF(count), (uint32_t)RTF_TASK_STATS_ROWS_MAX + 1);
+        DECODE_EXPECT(buf, n, RTF_PROTO_E_ROWS);
+}
+
+/* The report encoder of librtf's periodic path writes what rtf_msg_encode() would. */
+static void test_encode_report(void) {
+        uint8_t buf[RTF_MSG_MAX], ref[RTF_MSG_MAX];
+        struct rtf_msg m, out;
+        int n;
+
+        make_msg(&m, RTF_MSG_REPORT, 0);
+        n = rtf_msg_encode_report(m.header.seq, m.report.id, &m.report.stats, buf, sizeof(buf));
+        CHECK_EQ(n, rtf_msg_size(RTF_MSG_REPORT, 0));
+        CHECK_EQ(rtf_msg_encode(&m, ref, sizeof(ref)), n);
+        CHECK(n > 0 && memcmp(buf, ref, (size_t)n) == 0);
+        CHECK_EQ(rtf_msg_decode(buf, (size_t)n, &out), 0);
+        CHECK_EQ(out.header.version, RTF_PROTO_VERSION);
+        CHECK_EQ(out.report.id, m.report.id);
+        CHECK(memcmp(&out.report.stats, &m.report.stats, sizeof(m.report.stats)) == 0);
+
+        CHECK_EQ(rtf_msg_encode_report(1, 1, &m.report.stats, buf, (size_t)n - 1), -ENOBUFS);
+        CHECK_EQ(rtf_msg_encode_report(1, 1, &m.report.stats, NULL, 0), -ENOBUFS);
+        CHECK_EQ(rtf_msg_encode_report(1, 1, NULL, buf, sizeof(buf)), -EINVAL);
+        m.report.stats.overruns = m.report.stats.periods + 1;
+        CHECK_EQ(rtf_msg_encode_report(1, 1, &m.report.stats, buf, sizeof(buf)), -EINVAL);
+        CHECK_EQ(rtf_msg_encode(&m, buf, sizeof(buf)), -EINVAL);
 }
 
 static void test_decode_header_errors(void) {
@@ -233,7 +411,7 @@ static void test_decode_header_errors(void) {
         DECODE_EXPECT(buf, n, RTF_PROTO_E_VERSION);
 
         /* unknown types, with a size that would fit a known one */
-        static const uint16_t unknown[] = { 0, 8, 0x100, 0x102, 0x108, 0xffff };
+        static const uint16_t unknown[] = { 0, 10, 0x100, 0x102, 0x108, 0x10a, 0xffff };
         for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
                 n = encode_valid(RTF_MSG_RELEASE, 0, &buf);
                 poke_u16(buf, offsetof(struct rtf_msg_header, type), unknown[i]);
@@ -262,6 +440,7 @@ static void test_decode_size_errors(void) {
         static const uint16_t types[] = {
                 RTF_MSG_CREATE, RTF_MSG_CHANGE, RTF_MSG_RELEASE, RTF_MSG_ATTACH,
                 RTF_MSG_DETACH, RTF_MSG_STATUS, RTF_MSG_TASKS, RTF_MSG_REPLY,
+                RTF_MSG_REPORT, RTF_MSG_TASK_STATS,
         };
 
         for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
@@ -282,8 +461,6 @@ static void test_decode_size_errors(void) {
         poke_u32(buf, offsetof(struct rtf_msg_header, size), (uint32_t)(HDR + 8));
         DECODE_EXPECT(buf, HDR + 8, RTF_PROTO_E_SIZE);
 }
-
-#define ROWS_OFF(field) (HDR + offsetof(struct rtf_msg_rows, field))
 
 static void test_decode_row_errors(void) {
         uint8_t *buf;
@@ -369,6 +546,8 @@ static void test_decode_reserved_errors(void) {
                 { RTF_MSG_ATTACH, 0, HDR + offsetof(struct rtf_msg_attach, reserved) },
                 { RTF_MSG_STATUS, 0, HDR + offsetof(struct rtf_msg_list, reserved) },
                 { RTF_MSG_TASKS, 0, HDR + offsetof(struct rtf_msg_list, reserved) },
+                { RTF_MSG_TASK_STATS, 0, HDR + offsetof(struct rtf_msg_list, reserved) },
+                { RTF_MSG_TASK_STATS_REPLY, 0, ROWS_OFF(reserved) },
                 { RTF_MSG_REPLY, 0, HDR + offsetof(struct rtf_msg_reply, reserved) },
                 { RTF_MSG_STATUS_REPLY, 0, ROWS_OFF(reserved) },
                 { RTF_MSG_TASKS_REPLY, 0, ROWS_OFF(reserved) },
@@ -400,13 +579,19 @@ static void test_encode_errors(void) {
         make_msg(&m, RTF_MSG_TASKS_REPLY, 3);
         CHECK_EQ(rtf_msg_encode(&m, buf, rtf_msg_size(RTF_MSG_TASKS_REPLY, 3) - 1), -ENOBUFS);
 
-        /* Version, size and reserved are the encoder's business. */
+        /* Size and reserved are the encoder's business, and version 0 is the current one. */
         make_msg(&m, RTF_MSG_RELEASE, 0);
-        m.header.version = 77;
+        m.header.version = 0;
         m.header.size = 1;
         m.header.reserved = 5;
         CHECK_EQ(rtf_msg_encode(&m, buf, sizeof(buf)), (int)rtf_msg_size(RTF_MSG_RELEASE, 0));
         CHECK_EQ(DECODE_EXPECT(buf, rtf_msg_size(RTF_MSG_RELEASE, 0), 0), 0);
+        CHECK_EQ(((const struct rtf_msg_header *)buf)->version, RTF_PROTO_VERSION);
+        /* A version nobody speaks is not sent. */
+        m.header.version = RTF_PROTO_VERSION + 1;
+        CHECK_EQ(rtf_msg_encode(&m, buf, sizeof(buf)), -EINVAL);
+        m.header.version = 77;
+        CHECK_EQ(rtf_msg_encode(&m, buf, sizeof(buf)), -EINVAL);
 
         /* Nothing the decoder would refuse leaves the encoder. */
         make_msg(&m, 0x42, 0);
@@ -428,7 +613,7 @@ static void test_encode_errors(void) {
 }
 
 static void test_strerror(void) {
-        for (int code = RTF_PROTO_E_SHORT; code <= RTF_PROTO_E_ROWS; code++) {
+        for (int code = RTF_PROTO_E_SHORT; code <= RTF_PROTO_E_LAST; code++) {
                 const char *s = rtf_proto_strerror(code);
 
                 CHECK(s != NULL);
@@ -490,6 +675,9 @@ static void test_params(void) {
 int main(void) {
         test_sizes();
         test_round_trips();
+        test_older_version();
+        test_decode_stats_errors();
+        test_encode_report();
         test_decode_header_errors();
         test_decode_size_errors();
         test_decode_row_errors();
