@@ -5,6 +5,7 @@ Short runs of both tools must produce complete, well-formed JSON (checked
 against the schema below, never against a timing figure); --load must leave
 no stress-ng behind, however the tool ends; rtfd holds /dev/cpu_dma_latency
 exactly while a real-time thread is attached."""
+import errno
 import json
 import os
 import signal
@@ -13,7 +14,8 @@ import time
 
 import pytest
 
-from rtfit import TIMEOUT, wait_for
+from rtfit import TIMEOUT, wait_for, write_root_file
+from users import users  # noqa: F401 - a fixture
 
 FP_ALL = "FP FP.so 1-99 all\n"
 DMA = "/dev/cpu_dma_latency"
@@ -122,6 +124,13 @@ LATENCY = dict(ENVELOPE, parameters={"period_us": int, "priority": int, "plugin"
                rtf=SIDE)
 BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_4096_kib=int,
              rows=[{"plugin": str, "cores": int, "tasks": int, "create_p50_ns": int, "change_p50_ns": int}])
+OPT_INT = (int, type(None))
+STOP = {"tasks": int, "step": str, "result": int, "error": str, "reason": str}
+SERIES = {"plugin": str, "kind": str, "cores": int, "complete": bool, "stopped": (dict, type(None))}
+BENCH_EXTERNAL = dict(BENCH, mode=str, socket=str, series=[SERIES], notes=[str], requests_throttled=int,
+                      attach_plugin=(str, type(None)),
+                      daemon={"pid": OPT_INT, "comm": (str, type(None)), "uss_pid": OPT_INT,
+                              "instances": [{"plugin": str, "kind": str, "cpus": [int], "tasks_before": int}]})
 
 
 def run_json(argv, env=None, timeout=60):
@@ -248,21 +257,183 @@ def test_rtf_latency_load_leaves_no_stress_ng(build, rtfd, how):
     p.stderr.close()
 
 
-def test_rtf_bench_json(build):
+def private_env():
     env = dict(os.environ)
     env.pop("RTF_SOCKET", None)
+    return env
+
+
+def test_rtf_bench_json(build):
     doc = run_json([tool(build, "rtf-bench"), "--plugins", "FP,EDF,RM", "--cores", "1", "--tasks", "0,16",
-                    "--samples", "10", "--json"], env)
-    check_schema(doc, BENCH)
+                    "--samples", "10", "--json"], private_env())
+    check_schema(doc, dict(BENCH, series=[SERIES]))
+    assert (doc["mode"], doc["socket"], doc["daemon"]) == ("private", None, None)
     keys = {(r["plugin"], r["cores"], r["tasks"]) for r in doc["rows"]}
     assert keys == {(p, 1, t) for p in ("FP", "EDF", "RM") for t in (0, 16)}
+    assert all(s["complete"] and s["stopped"] is None for s in doc["series"])
     assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
 
 
 def test_rtf_bench_csv(build):
     r = subprocess.run([tool(build, "rtf-bench"), "--plugins", "RR", "--cores", "1", "--tasks", "0",
-                        "--samples", "5", "--csv"], capture_output=True, text=True, timeout=60)
+                        "--samples", "5", "--csv"], capture_output=True, text=True, env=private_env(), timeout=60)
     assert r.returncode == 0, r.stderr
     lines = [l for l in r.stdout.splitlines() if not l.startswith("#")]
     assert lines[0].startswith("plugin,cores,tasks,")
     assert len(lines) == 2 and lines[1].startswith("RR,1,0,")
+
+
+# ---- rtf-bench against the rtfd at RTF_SOCKET ---------------------------------------
+
+def bench_external(build, d, *args, env=None, prefix=(), timeout=120):
+    r = subprocess.run(list(prefix) + [tool(build, "rtf-bench"), *args], capture_output=True, text=True,
+                       env=env or tool_env(d), timeout=timeout)
+    assert r.returncode == 0, f"rtf-bench exited {r.returncode}:\n{r.stderr}"
+    return r
+
+
+def cpus_of(d):
+    cpus = {}
+    for c in d.cores():
+        cpus.setdefault(c["plugin"], []).append(c["cpu"])
+    return cpus
+
+
+def assert_nothing_left(d):
+    assert d.running(), "rtfd died under the bench"
+    assert d.tasks() == [], "rtf-bench left specifications behind"
+    assert all(c["tasks"] == 0 for c in d.cores())
+
+
+def test_rtf_bench_external_json(build, rtfd):
+    d = rtfd("FP FP.so 1-99 all max_tasks=4096\nEDF EDF.so 100-100 all\n")     # 4096 for the USS on 1 CPU
+    cpus = cpus_of(d)
+    doc = json.loads(bench_external(build, d, "--json", "--tasks", "16,0", "--samples", "20").stdout)
+    check_schema(doc, BENCH_EXTERNAL)
+    assert doc["return_code"] == 0
+    assert (doc["mode"], doc["socket"]) == ("external", d.socket)
+    assert doc["daemon"]["pid"] == doc["daemon"]["uss_pid"] == d.proc.pid
+    assert doc["daemon"]["comm"] == "rtfd"
+    assert {(i["plugin"], tuple(i["cpus"])) for i in doc["daemon"]["instances"]} == \
+        {(p, tuple(c)) for p, c in cpus.items()}
+    keys = {(r["plugin"], r["cores"], r["tasks"]) for r in doc["rows"]}
+    assert keys == {(p, len(cpus[p]), t) for p in ("FP", "EDF") for t in (0, 16)}
+    assert all(r["samples"] == 20 for r in doc["rows"])
+    assert [(s["plugin"], s["complete"], s["stopped"]) for s in doc["series"]] == \
+        [("FP", True, None), ("EDF", True, None)]
+    assert doc["attach_plugin"] == "FP"
+    assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["notes"] == []
+    assert doc["parameters"]["rtfd"] is None
+    assert_nothing_left(d)
+    # The text output says which rtfd it measured, and only # lines and rows.
+    out = bench_external(build, d, "--tasks", "0", "--samples", "5", "--plugins", "fp").stdout
+    assert f"rtfd at {d.socket}, pid {d.proc.pid} (rtfd)" in out
+    rows = [l for l in out.splitlines() if not l.startswith("#")]
+    assert len(rows) == 1 and rows[0].split()[:3] == ["FP", str(len(cpus["FP"])), "0"], out
+    assert_nothing_left(d)
+
+
+def test_rtf_bench_external_limits_stop_a_series(build, rtfd):
+    """FP holds 5 tasks (one core), the connection 24 specifications: each
+    series ends where rtfd says no, with its reason, and the run goes on."""
+    d = rtfd("FP FP.so 1-99 0 max_tasks=5\nEDF EDF.so 100-100 all\nset max_specs_per_client 24\n")
+    r = bench_external(build, d, "--json", "--tasks", "0,4,16,64", "--samples", "10")
+    doc = json.loads(r.stdout)
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_4096_kib=type(None)))
+    assert doc["return_code"] == 0
+    keys = {(r["plugin"], r["tasks"]) for r in doc["rows"]}
+    assert keys == {("FP", 0), ("FP", 4), ("EDF", 0), ("EDF", 4), ("EDF", 16)}
+    fp, edf = doc["series"]
+    check_schema(fp["stopped"], STOP)
+    check_schema(edf["stopped"], STOP)
+    assert (fp["plugin"], fp["complete"], fp["stopped"]["tasks"], fp["stopped"]["step"]) == ("FP", False, 5, "filling")
+    assert fp["stopped"]["result"] == 1 and "5 tasks" in fp["stopped"]["reason"], fp
+    assert (edf["plugin"], edf["stopped"]["tasks"], edf["stopped"]["step"]) == ("EDF", 24, "filling")
+    assert edf["stopped"]["result"] == -errno.EUSERS and "max_specs_per_client" in edf["stopped"]["reason"], edf
+    assert isinstance(doc["uss_idle_kib"], int)
+    assert any(n.startswith("uss_4096_kib: not measured") and "max_specs_per_client" in n for n in doc["notes"])
+    assert isinstance(doc["attach_p50_ns"], int)
+    assert_nothing_left(d)
+    # The same in text and CSV: one # line per stopped series.
+    out = bench_external(build, d, "--tasks", "0,16", "--samples", "5", "--plugins", "FP").stdout
+    assert "# FP, 1 core: stopped with 5 tasks admitted (filling)" in out, out
+    out = bench_external(build, d, "--tasks", "0,16", "--samples", "5", "--plugins", "FP", "--csv").stdout
+    lines = out.splitlines()
+    assert "# FP, 1 core: stopped with 5 tasks admitted (filling)" in out and "# mode=external" in lines[0], out
+    assert [l for l in lines if not l.startswith("#")][1:] == [l for l in lines if l.startswith("FP,1,0,")]
+    assert_nothing_left(d)
+
+
+def test_rtf_bench_external_unprivileged(build, rtfd, tmp_path, users):
+    """As a user: the per-uid limit ends the series, rtfd's rate limit is
+    waited out, and what a user cannot measure (rtfd's USS, the direct
+    SCHED_FIFO calls) is null with the reason."""
+    carol = users["carol"]
+    acl = str(tmp_path / "acl.conf")
+    write_root_file(acl, "rtf-carol - max_priority 99\n")
+    d = rtfd(FP_ALL + "set max_specs_per_uid 20\n", args=("--acl", acl))
+    r = bench_external(build, d, "--json", "--tasks", "0,16,64", "--samples", "10", prefix=carol.setpriv())
+    doc = json.loads(r.stdout)
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_4096_kib=type(None),
+                           syscall_p50_ns=type(None)))
+    assert doc["return_code"] == 0
+    assert {r["tasks"] for r in doc["rows"]} == {0, 16}
+    (fp,) = doc["series"]
+    assert fp["stopped"]["tasks"] == 20 and "max_specs_per_uid" in fp["stopped"]["reason"], fp
+    assert isinstance(doc["attach_p50_ns"], int)
+    assert any("smaps_rollup" in n and "uss_idle_kib" in n for n in doc["notes"]), doc["notes"]
+    assert any(n.startswith("syscall_p50_ns: not measured") for n in doc["notes"]), doc["notes"]
+    assert_nothing_left(d)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_rtf_bench_external_signal_releases_everything(build, rtfd, sig):
+    d = rtfd("FP FP.so 1-99 all max_tasks=10000\n")
+    p = subprocess.Popen([tool(build, "rtf-bench"), "--json", "--tasks", "0,2000,8000", "--samples", "3000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tool_env(d))
+    try:
+        wait_for(lambda: p.poll() is not None or sum(c["tasks"] for c in d.cores()) >= 1000,
+                 timeout=60, what="rtf-bench to hold 1000 specifications")
+        assert p.poll() is None, "rtf-bench ended before it was interrupted"
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 1, err
+    doc = json.loads(out)
+    assert doc["return_code"] == 1 and isinstance(doc["rows"], list)
+    assert_nothing_left(d)
+
+
+def test_rtf_bench_which_daemon(build, rtfd, tmp_path):
+    d = rtfd(FP_ALL)
+    t = tool(build, "rtf-bench")
+
+    def run(*args, env=None):
+        return subprocess.run([t, *args], capture_output=True, text=True, env=env or tool_env(d), timeout=60)
+
+    # --private wins over RTF_SOCKET, and excludes --socket.
+    r = run("--private", "--plugins", "RR", "--cores", "1", "--tasks", "0", "--samples", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["mode"] == "private"
+    r = run("--private", "--socket", d.socket)
+    assert r.returncode != 0 and "exclude" in r.stderr
+    # Options of private daemons with an external one name --private.
+    for opt in (["--cores", "1"], ["--rtfd", build.rtfd], ["--plugindir", build.plugindir]):
+        r = run(*opt, "--tasks", "0")
+        assert r.returncode != 0 and "--private" in r.stderr, (opt, r.stderr)
+    r = run("--daemon-pid", "1", "--tasks", "0", env=private_env())
+    assert r.returncode != 0 and "--socket" in r.stderr
+    # --socket selects the daemon without RTF_SOCKET; an instance it does not serve is named.
+    r = run("--socket", d.socket, "--plugins", "EDF", "--tasks", "0", env=private_env())
+    assert r.returncode != 0 and "no instance \"EDF\"" in r.stderr and "FP" in r.stderr, r.stderr
+    doc = json.loads(run("--socket", d.socket, "--tasks", "0", "--samples", "5", "--json",
+                         env=private_env()).stdout)
+    assert (doc["mode"], doc["socket"]) == ("external", d.socket)
+    # No rtfd at the socket: a clear failure, no JSON pretending otherwise.
+    r = run("--socket", str(tmp_path / "none.sock"), "--json")
+    assert r.returncode != 0 and "cannot ask rtfd" in r.stderr and r.stdout == ""
+    assert_nothing_left(d)

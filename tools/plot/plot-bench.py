@@ -5,7 +5,9 @@ plot-bench.py DATA.json PREFIX  ->  PREFIX-create.png, PREFIX-change.png
 
 One line per plugin and core count: p50 latency of rtf_spec_create /
 rtf_spec_change against the number of tasks already admitted, with the bare
-AF_UNIX round trip measured in the same run as a floor."""
+AF_UNIX round trip measured in the same run as a floor.  A series that rtfd
+ended early (a limit) simply has fewer points; an external rtfd's socket is
+named in the title."""
 import json
 import sys
 
@@ -33,7 +35,8 @@ def figure(doc, key, title, out):
     ax.set_ylabel(f"{title} p50 (us)")
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
-    ax.set_title(f"rtf-bench: {title} latency")
+    which = f" (rtfd at {doc['socket']})" if doc.get("mode") == "external" else ""
+    ax.set_title(f"rtf-bench: {title} latency{which}")
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
