@@ -75,6 +75,7 @@ struct plugin_node {
         uint64_t period_us;             /* RM: T, its key in the core's period set */
         uint64_t deadline_us;           /* RM: min(D, T) */
         uint32_t key;                   /* FP/RR: requested priority */
+        uint32_t heap_pos;              /* EDF, global: index in the density heap */
         bool dirty;                     /* priority changed, task_updated pending */
 };
 

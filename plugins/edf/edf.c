@@ -37,7 +37,9 @@ struct edf_state {
         struct plugin_list pool;
         uint32_t pool_tasks;
         uint64_t density_sum;
-        uint64_t density_max;
+        /* the pool as a max-heap of densities: the bound needs the largest */
+        struct plugin_node **heap;      /* pool_tasks entries */
+        uint32_t heap_cap;
 };
 
 static uint64_t edf_deadline(const struct rtf_task_params *p) {
@@ -55,6 +57,7 @@ static void edf_fini(void *state) {
                 plugin_list_remove(&n->link);
                 free(n);
         }
+        free(s->heap);
         plugin_base_fini(&s->base);
         free(s);
 }
@@ -97,17 +100,88 @@ static int edf_init(const struct rtf_plugin_host *host, const struct rtf_plugin_
         return 0;
 }
 
-/* Largest density in the pool, not counting `exclude`: O(pool), only when it held the max. */
+/*
+ * The densities of the global pool as a binary max-heap, so that a create,
+ * change or release costs O(log n) and the largest is known at once, however
+ * many tasks share it.
+ */
+static void heap_put(struct edf_state *s, uint32_t i, struct plugin_node *n) {
+        s->heap[i] = n;
+        n->heap_pos = i;
+}
+
+static void heap_up(struct edf_state *s, uint32_t i) {
+        struct plugin_node *n = s->heap[i];
+
+        while (i > 0 && s->heap[(i - 1) / 2]->util < n->util) {
+                heap_put(s, i, s->heap[(i - 1) / 2]);
+                i = (i - 1) / 2;
+        }
+        heap_put(s, i, n);
+}
+
+static void heap_down(struct edf_state *s, uint32_t i) {
+        struct plugin_node *n = s->heap[i];
+
+        for (;;) {
+                uint32_t c = 2 * i + 1;
+
+                if (c >= s->pool_tasks)
+                        break;
+                if (c + 1 < s->pool_tasks && s->heap[c + 1]->util > s->heap[c]->util)
+                        c++;
+                if (s->heap[c]->util <= n->util)
+                        break;
+                heap_put(s, i, s->heap[c]);
+                i = c;
+        }
+        heap_put(s, i, n);
+}
+
+/* Room for one more, so that schedule() cannot fail; -ENOMEM. */
+static int heap_reserve(struct edf_state *s) {
+        struct plugin_node **h;
+        uint32_t cap;
+
+        if (s->pool_tasks < s->heap_cap)
+                return 0;
+        cap = s->heap_cap ? 2 * s->heap_cap : 64;
+        h = realloc(s->heap, (size_t)cap * sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        s->heap = h;
+        s->heap_cap = cap;
+        return 0;
+}
+
+static void heap_insert(struct edf_state *s, struct plugin_node *n) {
+        heap_put(s, s->pool_tasks++, n);
+        heap_up(s, n->heap_pos);
+}
+
+static void heap_remove(struct edf_state *s, struct plugin_node *n) {
+        uint32_t i = n->heap_pos;
+        struct plugin_node *last = s->heap[--s->pool_tasks];
+
+        if (last == n)
+                return;
+        heap_put(s, i, last);
+        heap_up(s, i);
+        heap_down(s, last->heap_pos);
+}
+
+/* Largest density in the pool, not counting `exclude` (NULL or in the pool). */
 static uint64_t pool_max(const struct edf_state *s, const struct plugin_node *exclude) {
-        const struct plugin_list *l;
         uint64_t max = 0;
 
-        PLUGIN_LIST_FOREACH(l, &s->pool) {
-                const struct plugin_node *n = plugin_node_of((struct plugin_list *)l);
-
-                if (n != exclude && n->util > max)
-                        max = n->util;
-        }
+        if (s->pool_tasks == 0)
+                return 0;
+        if (s->heap[0] != exclude)
+                return s->heap[0]->util;
+        /* The runner-up is one of the root's children. */
+        for (uint32_t c = 1; c <= 2 && c < s->pool_tasks; c++)
+                if (s->heap[c]->util > max)
+                        max = s->heap[c]->util;
         return max;
 }
 
@@ -168,17 +242,15 @@ static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
                 return k;
 
         if (s->global) {
-                uint64_t sum = s->density_sum, max = s->density_max;
+                uint64_t sum = s->density_sum - (own ? own->util : 0), max = pool_max(s, own);
 
-                if (own) {
-                        sum -= own->util;
-                        if (own->util == max)
-                                max = pool_max(s, own);
-                }
                 if (s->pool_tasks - (own != NULL) >= b->max_tasks * b->n_cpus) {
                         plugin_reason(ret, "EDF: %u tasks already", s->pool_tasks);
                         return RTF_PLUGIN_NO;
                 }
+                k = heap_reserve(s);
+                if (k < 0)
+                        return k;
                 k = adm_edf_test_global(sum, max, b->n_cpus, s->util_thr, &r, &res);
                 if (k < 0)
                         return k;
@@ -268,10 +340,8 @@ static int edf_schedule(void *state, struct rtf_plugin_task *task,
 
         if (s->global) {
                 plugin_list_append(&s->pool, &n->link);
-                s->pool_tasks++;
+                heap_insert(s, n);
                 s->density_sum += n->util;
-                if (n->util > s->density_max)
-                        s->density_max = n->util;
                 task->core = -1;
         } else {
                 struct plugin_core *c = &b->cores[decision->core];
@@ -294,10 +364,8 @@ static void edf_release(void *state, struct rtf_plugin_task *task) {
                 return;
         plugin_list_remove(&n->link);
         if (s->global) {
-                s->pool_tasks--;
+                heap_remove(s, n);
                 s->density_sum -= n->util;
-                if (n->util == s->density_max)
-                        s->density_max = pool_max(s, NULL);
         } else if (plugin_check_core(&s->base, task->core) == 0) {
                 struct plugin_core *c = &s->base.cores[task->core];
 

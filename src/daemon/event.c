@@ -51,6 +51,7 @@ int event_add(struct source *s, int fd, uint32_t events, source_fn fn) {
         struct epoll_event ev = { .events = events, .data.ptr = s };
 
         s->fd = fd;
+        s->events = events;
         s->fn = fn;
         return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
@@ -58,7 +59,12 @@ int event_add(struct source *s, int fd, uint32_t events, source_fn fn) {
 int event_modify(struct source *s, uint32_t events) {
         struct epoll_event ev = { .events = events, .data.ptr = s };
 
-        return epoll_ctl(epfd, EPOLL_CTL_MOD, s->fd, &ev) < 0 ? -errno : 0;
+        if (events == s->events)
+                return 0;
+        if (epoll_ctl(epfd, EPOLL_CTL_MOD, s->fd, &ev) < 0)
+                return -errno;
+        s->events = events;
+        return 0;
 }
 
 void event_remove(struct source *s) {

@@ -12,12 +12,14 @@ typedef void (*source_fn)(struct source *s, uint32_t events);
 
 struct source {
         int fd;
+        uint32_t events;        /* as registered: event_modify() skips a no-op change */
         source_fn fn;
 };
 
 int event_init(void);
 void event_done(void);
 int event_add(struct source *s, int fd, uint32_t events, source_fn fn);
+/* Change the events waited for; free when they are the same. */
 int event_modify(struct source *s, uint32_t events);
 void event_remove(struct source *s);
 /* Free ptr after the current dispatch batch, when no pending event can

@@ -25,7 +25,7 @@
 #endif
 
 #define CLIENT_QUEUE_MAX 8      /* replies waiting for a client that does not read */
-#define CLIENT_BATCH 16         /* requests handled per wake-up, for fairness */
+#define ACCEPT_BATCH 16         /* connections accepted per wake-up, for fairness */
 
 struct packet {
         uint32_t len;
@@ -257,9 +257,52 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         return client_send(c, &out);
 }
 
+/* Receive and handle one request; returns false when the client was freed. */
+static bool client_receive(struct client *c) {
+        uint8_t buf[RTF_MSG_MAX + 1];
+        struct rtf_msg msg;
+        ssize_t n;
+        int r;
+
+        n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                        return true;
+                client_free(c, "receive failed");
+                return false;
+        }
+        if (n == 0) {
+                client_free(c, NULL);
+                return false;
+        }
+        if ((size_t)n > RTF_MSG_MAX) {
+                char why[96];
+
+                snprintf(why, sizeof(why), "message of %zd bytes exceeds %u", n, RTF_MSG_MAX);
+                client_free(c, why);
+                return false;
+        }
+        r = rtf_msg_decode(buf, (size_t)n, &msg);
+        if (r < 0) {
+                client_free(c, rtf_proto_strerror(r));
+                return false;
+        }
+        r = handle(c, &msg);
+        if (r == -EBADMSG) {
+                client_free(c, "a reply type sent as a request");
+                return false;
+        }
+        if (r < 0 || c->refusal) {
+                client_free(c, r == -EPIPE ? NULL : r < 0 ? "cannot send the reply" : c->refusal);
+                return false;
+        }
+        if (c->q_len >= CLIENT_QUEUE_MAX)
+                c->paused = true;
+        return true;
+}
+
 static void client_event(struct source *s, uint32_t events) {
         struct client *c = (struct client *)((char *)s - offsetof(struct client, source));
-        uint8_t buf[RTF_MSG_MAX + 1];
 
         if (events & EPOLLOUT) {
                 if (!client_flush(c)) {
@@ -269,46 +312,11 @@ static void client_event(struct source *s, uint32_t events) {
                 if (c->paused && c->q_len < CLIENT_QUEUE_MAX)
                         c->paused = false;
         }
-        for (int i = 0; i < CLIENT_BATCH && !c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)); i++) {
-                struct rtf_msg msg;
-                ssize_t n;
-                int r;
-
-                n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
-                if (n < 0) {
-                        if (errno == EAGAIN || errno == EWOULDBLOCK)
-                                break;
-                        client_free(c, "receive failed");
-                        return;
-                }
-                if (n == 0) {
-                        client_free(c, NULL);
-                        return;
-                }
-                if ((size_t)n > RTF_MSG_MAX) {
-                        char why[96];
-
-                        snprintf(why, sizeof(why), "message of %zd bytes exceeds %u", n, RTF_MSG_MAX);
-                        client_free(c, why);
-                        return;
-                }
-                r = rtf_msg_decode(buf, (size_t)n, &msg);
-                if (r < 0) {
-                        client_free(c, rtf_proto_strerror(r));
-                        return;
-                }
-                r = handle(c, &msg);
-                if (r == -EBADMSG) {
-                        client_free(c, "a reply type sent as a request");
-                        return;
-                }
-                if (r < 0 || c->refusal) {
-                        client_free(c, r == -EPIPE ? NULL : r < 0 ? "cannot send the reply" : c->refusal);
-                        return;
-                }
-                if (c->q_len >= CLIENT_QUEUE_MAX)
-                        c->paused = true;
-        }
+        /* One request per wake-up: epoll is level-triggered, so a client with
+         * more requests waiting is served again after every other ready source
+         * (round robin), and no recv() is spent only to learn EAGAIN. */
+        if (!c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_receive(c))
+                return;
         client_update_events(c);
 }
 
@@ -334,7 +342,7 @@ static int peer_groups(int fd, struct owner *o) {
 }
 
 static void accept_event(struct source *s, uint32_t events) {
-        for (int i = 0; i < CLIENT_BATCH; i++) {
+        for (int i = 0; i < ACCEPT_BATCH; i++) {
                 const char *refusal;
                 struct ucred cred;
                 socklen_t len = sizeof(cred);

@@ -129,7 +129,7 @@ void state_close(struct state *st) {
 
 static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
         struct rtf_sched_attr attr = { .size = sizeof(attr) }, other = { .size = sizeof(other) };
-        uint64_t now_start;
+        uint64_t now_start = 0;
         struct stat st;
         int pidfd, r;
 
@@ -138,8 +138,9 @@ static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
                 return 0;
         /* The pidfd pins this thread: if its inode and start time match, it is
          * the one the previous rtfd promoted, not a successor with the same id. */
-        r = thread_starttime(tid, &now_start);
-        if (r < 0 || now_start != starttime || fstat(pidfd, &st) < 0 || (uint64_t)st.st_ino != ino) {
+        r = starttime ? thread_starttime(tid, &now_start) : 0;
+        if (r < 0 || (starttime && now_start != starttime) || fstat(pidfd, &st) < 0 ||
+            (uint64_t)st.st_ino != ino) {
                 close(pidfd);
                 return 0;
         }

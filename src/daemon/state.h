@@ -18,11 +18,13 @@
  * A thread is recognised by its pidfd's inode number: pidfs (Linux >= 6.9,
  * which PIDFD_THREAD needs anyway) gives every struct pid its own inode for
  * the whole boot, so a successor that reuses the thread id has another one.
- * The start time alone would not do: it moves in 10 ms steps.
+ * The start time alone would not do: it moves in 10 ms steps.  rtfd no longer
+ * records it (an attach would pay a /proc read for it); journals written by
+ * older versions carry it and it is still compared when present.
  */
 struct state_entry {
         pid_t tid;
-        uint64_t starttime;             /* field 22 of /proc/<tid>/stat */
+        uint64_t starttime;             /* field 22 of /proc/<tid>/stat; 0 = not recorded */
         uint64_t pidfd_ino;
 };
 

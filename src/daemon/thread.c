@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,13 +50,61 @@ bool thread_alive(const struct thread *t) {
         return poll(&p, 1, 0) == 0;
 }
 
+/*
+ * PIDFD_GET_INFO (Linux 6.13) answers who owns the thread from the pidfd itself,
+ * in one system call and without the kernel formatting /proc text; its first
+ * version is 64 bytes and later kernels accept that size.
+ */
+struct pidfd_info_v0 {
+        uint64_t mask;
+        uint64_t cgroupid;
+        uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+        uint32_t spare0;
+};
+#define PIDFD_GET_INFO_V0 _IOWR(0xFF, 11, struct pidfd_info_v0)
+#define PIDFD_INFO_PID_V0 (1ULL << 0)
+#define PIDFD_INFO_CREDS_V0 (1ULL << 1)
+
+/* Returns 1 if answered, 0 if the kernel has no PIDFD_GET_INFO, or -errno. */
+static int owners_from_pidfd(struct thread *t) {
+        struct pidfd_info_v0 info = { .mask = PIDFD_INFO_PID_V0 | PIDFD_INFO_CREDS_V0 };
+
+        if (ioctl(t->pidfd, PIDFD_GET_INFO_V0, &info) < 0)
+                return errno == ENOTTY || errno == EINVAL ? 0 : errno == ESRCH ? -ESRCH : -errno;
+        if ((info.mask & (PIDFD_INFO_PID_V0 | PIDFD_INFO_CREDS_V0)) != (PIDFD_INFO_PID_V0 | PIDFD_INFO_CREDS_V0) ||
+            info.pid != (uint32_t)t->tid)
+                return -EIO;
+        t->tgid = (pid_t)info.tgid;
+        t->ruid = (uid_t)info.ruid;
+        t->euid = (uid_t)info.euid;
+        return 1;
+}
+
+static int owners_from_proc(struct thread *t) {
+        char buf[4096];
+        const char *p;
+        unsigned long ruid, euid, tgid;
+        int r;
+
+        r = read_proc(t->tid, "status", buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        p = strstr(buf, "\nTgid:");
+        if (!p || sscanf(p, "\nTgid: %lu", &tgid) != 1)
+                return -EIO;
+        p = strstr(buf, "\nUid:");
+        if (!p || sscanf(p, "\nUid: %lu %lu", &ruid, &euid) != 2)
+                return -EIO;
+        t->tgid = (pid_t)tgid;
+        t->ruid = (uid_t)ruid;
+        t->euid = (uid_t)euid;
+        return 0;
+}
+
 int thread_open(pid_t tid, struct thread *ret) {
         struct thread t = THREAD_NULL;
         struct rtf_sched_attr attr = { .size = sizeof(attr) };
         struct stat st;
-        char buf[4096];
-        const char *p;
-        unsigned long ruid, euid, tgid;
         int r;
 
         if (tid <= 0)
@@ -65,25 +114,13 @@ int thread_open(pid_t tid, struct thread *ret) {
         if (t.pidfd < 0)
                 return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
 
-        r = read_proc(tid, "status", buf, sizeof(buf));
+        r = owners_from_pidfd(&t);
+        if (r == 0)
+                r = owners_from_proc(&t);
         if (r < 0)
                 goto fail;
-        p = strstr(buf, "\nTgid:");
-        if (!p || sscanf(p, "\nTgid: %lu", &tgid) != 1) {
-                r = -EIO;
-                goto fail;
-        }
-        p = strstr(buf, "\nUid:");
-        if (!p || sscanf(p, "\nUid: %lu %lu", &ruid, &euid) != 2) {
-                r = -EIO;
-                goto fail;
-        }
-        t.tgid = (pid_t)tgid;
-        t.ruid = (uid_t)ruid;
-        t.euid = (uid_t)euid;
-        r = thread_starttime(tid, &t.starttime);
-        if (r < 0)
-                goto fail;
+        /* The pidfs inode identifies the thread for the whole boot (state.h);
+         * the start time is not needed for that and costs a /proc read. */
         if (fstat(t.pidfd, &st) < 0) {
                 r = -errno;
                 goto fail;
@@ -95,7 +132,7 @@ int thread_open(pid_t tid, struct thread *ret) {
         t.original_nice = attr.sched_policy == SCHED_OTHER || attr.sched_policy == SCHED_BATCH ? attr.sched_nice : 0;
 
         /* The pidfd pins the thread we opened; if it is still alive now, what
-         * we read from /proc/<tid> was about that thread and not a successor. */
+         * we read by its id was about that thread and not a successor. */
         if (!thread_alive(&t)) {
                 r = -ESRCH;
                 goto fail;

@@ -21,8 +21,7 @@ struct thread {
         uid_t ruid;
         uid_t euid;
         int pidfd;
-        uint64_t starttime;             /* tells the thread from a successor with its id */
-        uint64_t pidfd_ino;             /* likewise, exactly (pidfs) */
+        uint64_t pidfd_ino;             /* tells it from a successor with its id (pidfs) */
         int original_nice;
         int cpuset_cpu;                 /* the partition it was moved into, -1 = none */
         bool promoted;                  /* `applied` is in force */

@@ -408,6 +408,91 @@ static void test_edf_global(const struct rtf_plugin_ops *ops) {
         ops->fini(st);
 }
 
+/* GFB's room on m CPUs at U_thr 1 (ppb), as admission/edf.c computes it. */
+static int64_t model_gfb_room(uint64_t sum, uint64_t max, uint64_t m) {
+        uint64_t cap = m * 1000000000ULL;
+
+        if (sum + (m - 1) * max > cap)
+                return -1;
+        if (cap - sum - (m - 1) * max < max)
+                return (int64_t)(cap - sum - (m - 1) * max);
+        return (int64_t)((cap - sum) / m);
+}
+
+/*
+ * The largest density of the global pool, kept through random creates,
+ * changes and releases (a heap in EDF.so), seen from outside: a probe that
+ * asks for the whole window is granted exactly the room GFB leaves, and that
+ * room depends on the largest density.
+ */
+static void test_edf_global_max(const struct rtf_plugin_ops *ops) {
+        static const uint32_t cpus[] = { 0, 1 };
+        static const char *const opts[] = { "util=1" };
+        struct rtf_plugin_config c = config("EDFM", 100, 100, cpus, NULL, 2, opts, 1);
+        enum { N = 16, WINDOW = 1000000 };
+        struct rtf_plugin_task t[N];
+        uint64_t runtime[N] = { 0 };    /* 0 = not admitted; density = runtime * 1000 ppb */
+        struct rtf_plugin_decision dec;
+        unsigned seed = 12345, mismatches = 0;
+        void *st = NULL;
+
+        host_reset();
+        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        if (!st)
+                return;
+        for (int step = 0; step < 3000; step++) {
+                uint64_t sum = 0, max = 0, r;
+                unsigned i = (unsigned)rand_r(&seed) % N;
+                int64_t room;
+                int v;
+
+                r = 5000 + (uint64_t)rand_r(&seed) % 400000;
+                for (unsigned k = 0; k < N; k++)
+                        if (k != i && runtime[k]) {
+                                sum += runtime[k] * 1000;
+                                max = runtime[k] * 1000 > max ? runtime[k] * 1000 : max;
+                        }
+                room = model_gfb_room(sum, max > r * 1000 ? max : r * 1000, 2);
+                if (runtime[i] && rand_r(&seed) % 3 == 0) {
+                        ops->release(st, &t[i]);
+                        runtime[i] = 0;
+                } else if (runtime[i]) {
+                        v = change(ops, st, &t[i], params(WINDOW, r, 0, 0, 0, 0), &dec);
+                        mismatches += (v == RTF_PLUGIN_OK) != (room >= (int64_t)(r * 1000));
+                        if (v == RTF_PLUGIN_OK)
+                                runtime[i] = r;
+                } else {
+                        v = create(ops, st, &t[i], params(WINDOW, r, 0, 0, 0, 0), &dec);
+                        mismatches += (v == RTF_PLUGIN_OK) != (room >= (int64_t)(r * 1000));
+                        if (v == RTF_PLUGIN_OK)
+                                runtime[i] = r;
+                }
+
+                sum = max = 0;
+                for (unsigned k = 0; k < N; k++)
+                        if (runtime[k]) {
+                                sum += runtime[k] * 1000;
+                                max = runtime[k] * 1000 > max ? runtime[k] * 1000 : max;
+                        }
+                room = model_gfb_room(sum, max > 2000 ? max : 2000, 2);
+                v = ops->accept(st, &(struct rtf_task_params){ .flags = RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME |
+                                                                       RTF_PARAM_HAS_DES_RUNTIME,
+                                                              .period_us = WINDOW, .runtime_us = 2,
+                                                              .des_runtime_us = WINDOW }, &dec);
+                if (room >= 2000)
+                        mismatches += v != RTF_PLUGIN_OK ||
+                                      dec.accepted_runtime_us != (uint64_t)room * WINDOW / 1000000000ULL;
+                else
+                        mismatches += v != RTF_PLUGIN_NO;
+        }
+        CHECK_EQ(mismatches, 0);
+        for (unsigned k = 0; k < N; k++)
+                if (runtime[k])
+                        ops->release(st, &t[k]);
+        CHECK_EQ(core_tasks(ops, st, 0) + core_tasks(ops, st, 1), 0);
+        ops->fini(st);
+}
+
 static void test_edf_options(const struct rtf_plugin_ops *ops) {
         static const char *const bad[][2] = {
                 { "util=0", NULL }, { "util=1.5", NULL }, { "util=abc", NULL },
@@ -820,6 +905,7 @@ int main(void) {
         } plugins[] = {
                 { "EDF.so", "EDF", test_edf_partitioned },
                 { "EDF.so", "EDF", test_edf_global },
+                { "EDF.so", "EDF", test_edf_global_max },
                 { "EDF.so", "EDF", test_edf_options },
                 { "RM.so", "RM", test_rm },
                 { "RM.so", "RM", test_rm_analysis },
