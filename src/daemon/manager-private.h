@@ -34,9 +34,14 @@ struct spec {
         struct dl_sample last_sample;
         bool have_sample;
         uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
-        /* the client's last statistics report (REPORT): its claim, shown as such */
+        /* the client's last statistics report (REPORT): its claim, shown as
+         * such; allocated at the first, as most specs never send one */
+        struct spec_report *report;
+};
+
+struct spec_report {
         struct rtf_wire_stats stats;
-        int64_t stats_at_ns;            /* when it arrived, 0 = never */
+        int64_t at_ns;                  /* when it arrived */
 };
 
 struct plugin_set {

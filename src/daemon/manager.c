@@ -591,6 +591,7 @@ static void spec_free(struct spec *s) {
                 mgr.all_tail = s->all_prev;
         o->n_specs--;
         mgr.n_specs--;
+        free(s->report);
         event_defer_free(s);
 }
 
@@ -762,15 +763,15 @@ void manager_list_task_stats(uint32_t start, struct rtf_msg_rows *ret) {
         for (struct spec *s = mgr.all_head; s; s = s->all_next) {
                 struct rtf_wire_task_stats *row;
 
-                if (s->stats_at_ns == 0)
+                if (!s->report)
                         continue;
                 if (index++ < start || ret->count >= RTF_TASK_STATS_ROWS_MAX)
                         continue;
                 row = &ret->task_stats[ret->count++];
                 *row = (struct rtf_wire_task_stats){
                         .id = s->id,
-                        .age_ms = now > s->stats_at_ns ? (uint64_t)(now - s->stats_at_ns) / NSEC_PER_MSEC : 0,
-                        .stats = s->stats,
+                        .age_ms = now > s->report->at_ns ? (uint64_t)(now - s->report->at_ns) / NSEC_PER_MSEC : 0,
+                        .stats = s->report->stats,
                 };
         }
         ret->total = index;
@@ -791,8 +792,13 @@ int manager_report(struct owner *o, uint64_t id, const struct rtf_wire_stats *st
                 audit(o, "report statistics", id, NULL, false, 0, why);
                 return -EPERM;
         }
-        s->stats = *stats;
-        s->stats_at_ns = now_monotonic_ns();
+        if (!s->report) {
+                s->report = malloc(sizeof(*s->report));
+                if (!s->report)
+                        return -ENOMEM;
+        }
+        s->report->stats = *stats;
+        s->report->at_ns = now_monotonic_ns();
         return 0;
 }
 

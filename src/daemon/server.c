@@ -184,6 +184,9 @@ static int handle_report(struct client *c, const struct rtf_msg_report *report) 
         if (r == -ENOENT)
                 log_debug("pid %d uid %u: statistics report for unknown spec %" PRIu64 " dropped", (int)o->pid,
                           (unsigned)o->uid, report->id);
+        else if (r == -ENOMEM)
+                log_warning("pid %d uid %u: statistics report for spec %" PRIu64 " dropped: out of memory",
+                            (int)o->pid, (unsigned)o->uid, report->id);
         return 0;
 }
 
