@@ -161,6 +161,15 @@ def test_rtf_budget_json_short_run(build, rtfd):
             assert t["period_us"] > 0 and 0 < t["budget_us"] < t["period_us"]
             assert t["periods"] == 20
             assert 0 <= t["violations"] <= t["periods"]
+            # the diagnostic, recomputed from the rates the tool printed (4 decimals)
+            rates = t["rates"]
+            bad = [k for k, x in enumerate(rates) if abs(x - 1) > 0.05]
+            paired = [k for k in bad
+                      if any(0 <= j < len(rates) and abs(rates[k] + rates[j] - 2) <= 0.1 + 2e-4
+                             for j in (k - 1, k + 1))]
+            assert len(bad) - 1 <= t["violations"] <= len(bad) + 1
+            assert abs(t["violations_compensated"] - len(paired)) <= 1
+            assert 0 <= t["violations_compensated"] <= t["violations"]
             dist = t["budget_rate"]
             assert dist["min"] <= dist["p50"] <= dist["max"]
             assert len(t["rates"]) == t["periods"]
