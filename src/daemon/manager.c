@@ -374,9 +374,14 @@ static int choose(struct owner *o, const struct rtf_wire_params *w, const struct
                 }
                 if (v == RTF_PLUGIN_PARTIAL && !partial.plugin)
                         partial = (struct choice){ p, d, line };
-                if (v != RTF_PLUGIN_OK && v != RTF_PLUGIN_PARTIAL && !first_no[0])
-                        snprintf(first_no, sizeof(first_no), "%s: %s", p->name,
-                                 d.reason[0] ? d.reason : "parameters not accepted");
+                if (v != RTF_PLUGIN_OK && v != RTF_PLUGIN_PARTIAL && !first_no[0]) {
+                        size_t n = strlen(p->name);
+                        /* Named after the instance, unless the plugin's reason already is ("EDF: ..."). */
+                        bool named_already = strncmp(d.reason, p->name, n) == 0 && d.reason[n] == ':';
+
+                        snprintf(first_no, sizeof(first_no), "%s%s%s", named_already ? "" : p->name,
+                                 named_already ? "" : ": ", d.reason[0] ? d.reason : "parameters not accepted");
+                }
         }
         if (partial.plugin) {
                 *ret = partial;
