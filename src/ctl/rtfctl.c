@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "protocol.h"
@@ -50,7 +51,7 @@ static int connect_to(const char *path) {
  * (which answers in that version and closes on anything newer).
  */
 static int fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf_msg *ret) {
-        uint8_t buf[RTF_MSG_MAX];
+        uint8_t out[RTF_MSG_MAX], buf[RTF_MSG_MAX];
         struct rtf_msg req = {
                 .header = { .version = (uint16_t)rtf_msg_type_version(type), .type = type, .seq = seq },
                 .list = { .start = start },
@@ -58,20 +59,34 @@ static int fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf
         ssize_t n;
         int len, r;
 
-        len = rtf_msg_encode(&req, buf, sizeof(buf));
+        len = rtf_msg_encode(&req, out, sizeof(out));
         if (len < 0)
                 return len;
-        if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len)
-                return -errno;
-        n = recv(fd, buf, sizeof(buf), 0);
-        if (n < 0)
-                return -errno;
-        if (n == 0)
-                return -ECONNRESET;
-        r = rtf_msg_decode(buf, (size_t)n, ret);
-        if (r < 0 || ret->header.seq != seq || ret->header.type != (type | 0x100))
-                return -EPROTO;
-        return 0;
+        /* An unprivileged client's listings count toward rtfd's request rate:
+         * a long listing waits for its bucket to refill (for up to 10 s). */
+        for (int tries = 0;; tries++) {
+                if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+                        return -errno;
+                n = recv(fd, buf, sizeof(buf), 0);
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -ECONNRESET;
+                r = rtf_msg_decode(buf, (size_t)n, ret);
+                if (r < 0 || ret->header.seq != seq)
+                        return -EPROTO;
+                if (ret->header.type == RTF_MSG_REPLY && ret->reply.result == -EAGAIN && tries < 2000) {
+                        nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+                        continue;
+                }
+                if (ret->header.type == RTF_MSG_REPLY && ret->reply.result < 0) {
+                        fprintf(stderr, "rtfctl: %s\n", ret->reply.reason);
+                        return ret->reply.result;
+                }
+                if (ret->header.type != (type | 0x100))
+                        return -EPROTO;
+                return 0;
+        }
 }
 
 /* Every row of a listing, page by page, into one array of `row_size` bytes per row. */

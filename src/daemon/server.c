@@ -200,7 +200,10 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         out.header.seq = in->header.seq;
         if (in->header.type == RTF_MSG_REPORT)
                 return handle_report(c, &in->report);
-        if (in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH &&
+        /* Listings too: a page walks the spec list, so a flood of them is work. */
+        if (((in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH) ||
+             (!c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
+                              in->header.type == RTF_MSG_TASK_STATS))) &&
             (c->refusal || !rate_allows(c))) {
                 char why[RTF_REASON_MAX];
 

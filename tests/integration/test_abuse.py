@@ -494,3 +494,33 @@ def test_restarted_rtfd_spares_a_successor_started_in_the_same_tick(rtfd, tmp_pa
     finally:
         again.cleanup_children()
         assert again.stop() == 0
+
+
+def test_listings_count_toward_the_request_rate(rtfd, tmp_path, users):
+    """STATUS/TASKS pages walk the spec list: an unprivileged flood of them is
+    refused like any request over the rate, and rtfctl waits for its bucket."""
+    carol = users["carol"]
+    d = start(rtfd, tmp_path, GLOBAL + "set max_requests_per_sec 20\nset request_burst 3\n")
+    root = wire.connect(d.socket)
+    for i in range(300):
+        assert wire.call(root, wire.create(seq=i + 1, priority=10))["result"] == 0
+    s, pid = connect_as(carol, d.socket)
+    for i in range(10):
+        s.send(wire.packet(wire.TASKS, struct.pack("<II", 0, 0), seq=i + 1))
+    types = []
+    for i in range(10):
+        data = s.recv(wire.MSG_MAX + 1)
+        _, msg_type, _, seq, _ = wire.header(data)
+        assert seq == i + 1
+        if msg_type == wire.REPLY:
+            r = wire.parse_reply(data)
+            assert r["result"] == EAGAIN and "max_requests_per_sec" in r["reason"], r
+        types.append(msg_type)
+    assert types[:3] == [wire.TASKS_REPLY] * 3, types
+    assert wire.REPLY in types, types
+    s.close()
+    # rtfctl as an unprivileged user pages through all 300 at the limited rate.
+    listing = d.ctl("tasks", user="nobody")
+    assert len(listing["tasks"]) == 300
+    assert d.running()
+    root.close()
