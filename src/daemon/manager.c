@@ -809,6 +809,34 @@ int manager_report(struct owner *o, uint64_t id, const struct rtf_wire_stats *st
 
 /* ---- watchdog ---- */
 
+/*
+ * Requirement 3 of section 4.1 holds while a thread stays attached, not only
+ * when it was: a thread that changed owners since (it exec'd a setuid
+ * program) loses what its former owner's specification gave it.
+ */
+static bool owners_still_match(struct spec *s) {
+        uid_t ruid, euid;
+        int r;
+
+        if (s->owner->uid == 0)
+                return true;
+        r = thread_read_owners(&s->thread, &ruid, &euid);
+        if (r == -ESRCH)
+                return true;            /* its exit is handled by its pidfd */
+        if (r >= 0 && ruid == s->owner->uid && euid == s->owner->uid)
+                return true;
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the owners of thread %d of spec %" PRIu64 ": %m; demoting it",
+                                  (int)s->thread.tid, s->id);
+        else
+                log_notice("audit: uid %u pid %d: thread %d of spec %" PRIu64 " now belongs to uid %u/%u "
+                           "(a setuid program?): demoted and detached",
+                           (unsigned)s->owner->uid, (int)s->owner->pid, (int)s->thread.tid, s->id,
+                           (unsigned)ruid, (unsigned)euid);
+        manager_spec_unattach(s, true);
+        return false;
+}
+
 void manager_watchdog(void) {
         for (struct spec *s = mgr.attached, *next; s; s = next) {
                 struct dl_sample cur;
@@ -817,6 +845,8 @@ void manager_watchdog(void) {
                 int r;
 
                 next = s->attached_next;
+                if (!owners_still_match(s))
+                        continue;
                 if (!s->thread.promoted || s->thread.applied.policy != RTF_POLICY_DEADLINE)
                         continue;
                 r = thread_read_dl_state(&s->thread, &cur.runtime_ns, &cur.deadline_ns);

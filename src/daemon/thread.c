@@ -144,6 +144,26 @@ fail:
         return r;
 }
 
+int thread_read_owners(const struct thread *t, uid_t *ret_ruid, uid_t *ret_euid) {
+        struct thread now = *t;
+        int r;
+
+        if (!thread_alive(t))
+                return -ESRCH;
+        r = owners_from_pidfd(&now);
+        if (r == 0) {
+                r = owners_from_proc(&now);
+                /* read by thread id: only if it still is our thread */
+                if (r >= 0 && !thread_alive(t))
+                        r = -ESRCH;
+        }
+        if (r < 0)
+                return r;
+        *ret_ruid = now.ruid;
+        *ret_euid = now.euid;
+        return 0;
+}
+
 void thread_close(struct thread *t) {
         t->pidfd = safe_close(t->pidfd);
 }

@@ -36,6 +36,8 @@ struct thread {
  */
 int thread_open(pid_t tid, struct thread *ret);
 void thread_close(struct thread *t);
+/* The thread's real and effective uid now (they change at a setuid exec). */
+int thread_read_owners(const struct thread *t, uid_t *ret_ruid, uid_t *ret_euid);
 bool thread_alive(const struct thread *t);
 
 /*

@@ -8,6 +8,9 @@ the reply (RTF_ACL_FAIL or -EPERM, with a reason), the audit line in rtfd's
 log, and the kernel (the thread kept its policy)."""
 import errno
 import os
+import shutil
+import tempfile
+import time
 
 import pytest
 
@@ -322,6 +325,47 @@ def test_user_cannot_attach_threads_that_are_not_its_own(rtfd, tmp_path, users):
     r = a.attach("s", "thread:own")
     assert r["result"] == 0, r
     assert_setting(own, r, dict(priority=10))
+
+
+def test_thread_that_changes_owner_after_attach_is_demoted(rtfd, tmp_path, users):
+    """Ownership is checked while a thread stays attached, not only at attach:
+    bob's attached process execs a setuid-root program; within rtfd's 1 s
+    watchdog it loses the policy and the specification is detached."""
+    bob = users["bob"]
+    d = start(rtfd, tmp_path, "- FP max_priority 50\n")
+    work = tempfile.mkdtemp(prefix="rtf-suid-", dir="/tmp")
+    try:
+        os.chmod(work, 0o755)
+        suid = os.path.join(work, "suid-sleep")
+        shutil.copy("/usr/bin/sleep", suid)
+        os.chown(suid, 0, 0)
+        os.chmod(suid, 0o4755)
+        go = os.path.join(work, "go")
+        os.mkfifo(go, 0o666)
+        os.chmod(go, 0o666)
+        proc = spawn_as(d, bob, ["sh", "-c", f"read x < {go}; exec {suid} 1000"])
+        b = client(d, bob)
+        r = b.create("s", priority=10, plugin="FP")
+        assert r["result"] == 0, r
+        spec_id = r["id"]
+        r = b.attach("s", str(proc.pid))
+        assert r["result"] == 0, r
+        assert_setting(proc.pid, r, dict(priority=10))
+        time.sleep(1.5)                 # a watchdog round or more: still bob's, still attached
+        assert d.task(spec_id)["tid"] == proc.pid
+        assert kernel.sched_getattr(proc.pid).sched_policy == kernel.SCHED_FIFO
+        with open(go, "w") as f:
+            f.write("now\n")
+        wait_for(lambda: "\tUid:" not in open(f"/proc/{proc.pid}/status").read() or
+                 open(f"/proc/{proc.pid}/status").read().split("\nUid:")[1].split()[1] == "0",
+                 what="the setuid exec")
+        wait_for(lambda: d.task(spec_id)["tid"] == 0, what="the spec detached by the watchdog")
+        assert_other(proc.pid)
+        assert f"audit: uid {bob.uid} pid {b.pid}: thread {proc.pid} of spec {spec_id} now belongs to uid " \
+               f"{bob.uid}/0" in d.log(), d.log()
+        assert d.running()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.mark.parametrize("how", ["detach", "release", "close"])
