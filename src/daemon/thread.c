@@ -105,6 +105,7 @@ int thread_open(pid_t tid, struct thread *ret) {
         struct thread t = THREAD_NULL;
         struct rtf_sched_attr attr = { .size = sizeof(attr) };
         struct stat st;
+        bool by_id = false;
         int r;
 
         if (tid <= 0)
@@ -115,8 +116,10 @@ int thread_open(pid_t tid, struct thread *ret) {
                 return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
 
         r = owners_from_pidfd(&t);
-        if (r == 0)
+        if (r == 0) {
                 r = owners_from_proc(&t);
+                by_id = true;
+        }
         if (r < 0)
                 goto fail;
         /* The pidfs inode identifies the thread for the whole boot (state.h);
@@ -132,8 +135,10 @@ int thread_open(pid_t tid, struct thread *ret) {
         t.original_nice = attr.sched_policy == SCHED_OTHER || attr.sched_policy == SCHED_BATCH ? attr.sched_nice : 0;
 
         /* The pidfd pins the thread we opened; if it is still alive now, what
-         * we read by its id was about that thread and not a successor. */
-        if (!thread_alive(&t)) {
+         * we read by its id was about that thread and not a successor.  The
+         * owners from PIDFD_GET_INFO are the pidfd's own; a nice value read
+         * from a successor would only be restored to a thread that is gone. */
+        if (by_id && !thread_alive(&t)) {
                 r = -ESRCH;
                 goto fail;
         }
@@ -168,10 +173,18 @@ void thread_close(struct thread *t) {
         t->pidfd = safe_close(t->pidfd);
 }
 
-static int set_affinity(pid_t tid, int cpu, uint32_t n_cpus) {
+/*
+ * Every change made by thread id is preceded by a look at the pidfd: the id
+ * may belong to a successor once the thread has exited, even before rtfd has
+ * handled the exit.
+ */
+static int set_affinity(const struct thread *t, int cpu, uint32_t n_cpus) {
         cpu_set_t *set;
         size_t size;
         int r = 0;
+
+        if (!thread_alive(t))
+                return -ESRCH;
 
         set = CPU_ALLOC(n_cpus);
         if (!set)
@@ -183,10 +196,16 @@ static int set_affinity(pid_t tid, int cpu, uint32_t n_cpus) {
         else
                 for (uint32_t c = 0; c < n_cpus; c++)
                         CPU_SET_S(c, size, set);
-        if (sched_setaffinity(tid, size, set) < 0)
+        if (sched_setaffinity(t->tid, size, set) < 0)
                 r = -errno;
         CPU_FREE(set);
         return r;
+}
+
+static int move_thread(const struct thread *t, struct cpuset *cs, int cpu) {
+        if (!thread_alive(t))
+                return -ESRCH;
+        return cpuset_move_thread(cs, t->tid, cpu);
 }
 
 static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
@@ -251,14 +270,14 @@ static int enter_partition_as_dl(struct thread *t, const struct rtf_sched_settin
                         return r;
                 t->promoted = false;
         }
-        r = cpuset_move_thread(cs, t->tid, -1);
+        r = move_thread(t, cs, -1);
         if (r < 0)
                 return r;
         t->cpuset_cpu = -1;
         r = set_attr(t, s);
         if (r < 0)
                 return r;
-        r = cpuset_move_thread(cs, t->tid, cpu);
+        r = move_thread(t, cs, cpu);
         if (r < 0)
                 return r;
         t->cpuset_cpu = cpu;
@@ -285,13 +304,13 @@ static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
                         t->promoted = false;
                 }
                 if (t->cpuset_cpu != want_part) {
-                        r = cpuset_move_thread(cs, t->tid, want_part);
+                        r = move_thread(t, cs, want_part);
                         if (r < 0)
                                 return r;
                         t->cpuset_cpu = want_part;
                 }
                 if (!is_dl(t) && want_part < 0) {
-                        r = set_affinity(t->tid, s->cpu, n_cpus);
+                        r = set_affinity(t, s->cpu, n_cpus);
                         if (r < 0)
                                 return r;
                 }
@@ -309,12 +328,12 @@ static int apply_steps(struct thread *t, const struct rtf_sched_setting *s,
                                 return r;
                 }
                 if (t->cpuset_cpu >= 0) {
-                        r = cpuset_move_thread(cs, t->tid, -1);
+                        r = move_thread(t, cs, -1);
                         if (r < 0)
                                 return r;
                         t->cpuset_cpu = -1;
                 }
-                r = set_affinity(t->tid, s->cpu, n_cpus);
+                r = set_affinity(t, s->cpu, n_cpus);
                 if (r < 0)
                         return r;
                 if (!is_dl(t) && s->policy != RTF_POLICY_OTHER) {
