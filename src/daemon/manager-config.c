@@ -443,13 +443,13 @@ int manager_reload(void) {
         for (struct spec *s = mgr.attached, *n; s; s = n) {
                 struct rtf_sched_setting set;
 
-                n = s->attached_next;
+                n = s->att->next;
                 r = manager_setting_of(s, &set);
                 if (r >= 0)
                         r = manager_apply_setting(s, &set);
                 if (r < 0) {
                         log_warning_errno(r, "Reload: thread %d of spec %" PRIu64 " could not get its new setting: "
-                                          "%m; demoted", (int)s->thread.tid, s->id);
+                                          "%m; demoted", (int)s->att->thread.tid, s->id);
                         manager_spec_unattach(s, true);
                 }
         }

@@ -23,20 +23,25 @@ struct spec {
         struct owner *owner;
         struct plugin *plugin;
         struct rtf_plugin_task task;
-        struct thread thread;
-        bool attached;
+        struct spec_thread *att;        /* its thread, while one is attached */
         bool committing;                /* plugin callbacks for it are deferred */
-        struct source thread_source;
         struct spec *hash_next;
         struct spec *owner_prev, *owner_next;
-        struct spec *attached_prev, *attached_next;
         struct spec *all_prev, *all_next;       /* in id order, for listings */
-        struct dl_sample last_sample;
-        bool have_sample;
         uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
         /* the client's last statistics report (REPORT): its claim, shown as
          * such; allocated at the first, as most specs never send one */
         struct spec_report *report;
+};
+
+/* What a spec has only while a thread is attached: most specs never are. */
+struct spec_thread {
+        struct thread thread;
+        struct source source;           /* its pidfd: the thread's exit */
+        struct spec *spec;
+        struct spec *prev, *next;       /* in mgr.attached */
+        struct dl_sample last_sample;   /* the watchdog's previous look */
+        bool have_sample;
 };
 
 struct spec_report {

@@ -209,30 +209,32 @@ static void fill_reply(struct rtf_msg_reply *r, const struct spec *s) {
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
 static void note_state(const struct spec *changed, bool add) {
-        struct state_entry one = { changed->thread.tid, 0, changed->thread.pidfd_ino };
+        struct state_entry one = { changed->att->thread.tid, 0, changed->att->thread.pidfd_ino };
         struct state_entry *live = NULL;
         size_t n = 0;
 
         if (mgr.state.lines >= STATE_COMPACT_LINES) {
-                for (struct spec *s = mgr.attached; s; s = s->attached_next)
+                for (struct spec *s = mgr.attached; s; s = s->att->next)
                         n++;
                 live = calloc(n ? n : 1, sizeof(*live));
                 n = 0;
-                for (struct spec *s = mgr.attached; live && s; s = s->attached_next)
-                        live[n++] = (struct state_entry){ s->thread.tid, 0, s->thread.pidfd_ino };
+                for (struct spec *s = mgr.attached; live && s; s = s->att->next)
+                        live[n++] = (struct state_entry){ s->att->thread.tid, 0, s->att->thread.pidfd_ino };
         }
         state_note(&mgr.state, add, &one, live, live ? n : SIZE_MAX / 4);
         free(live);
 }
 
 static void attached_unlink(struct spec *s) {
-        if (s->attached_prev)
-                s->attached_prev->attached_next = s->attached_next;
+        struct spec_thread *a = s->att;
+
+        if (a->prev)
+                a->prev->att->next = a->next;
         else if (mgr.attached == s)
-                mgr.attached = s->attached_next;
-        if (s->attached_next)
-                s->attached_next->attached_prev = s->attached_prev;
-        s->attached_prev = s->attached_next = NULL;
+                mgr.attached = a->next;
+        if (a->next)
+                a->next->att->prev = a->prev;
+        a->prev = a->next = NULL;
 }
 
 /*
@@ -243,19 +245,19 @@ static void attached_unlink(struct spec *s) {
 int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
         int r;
 
-        r = thread_apply(&s->thread, set, &mgr.cpuset, mgr.n_cpus);
+        r = thread_apply(&s->att->thread, set, &mgr.cpuset, mgr.n_cpus);
         if (r != -EBUSY || set->policy != RTF_POLICY_DEADLINE)
                 return r;
         log_warning("Kernel refused SCHED_DEADLINE bandwidth for thread %d of spec %" PRIu64
                     " that rtf's admission has free: rebuilding root domains (bandwidth leak workaround)",
-                    (int)s->thread.tid, s->id);
+                    (int)s->att->thread.tid, s->id);
         if (cpuset_rebuild_root_domains(&mgr.cpuset, mgr.opt.cpuset_root) < 0)
                 return r;
-        r = thread_apply(&s->thread, set, &mgr.cpuset, mgr.n_cpus);
+        r = thread_apply(&s->att->thread, set, &mgr.cpuset, mgr.n_cpus);
         if (r >= 0) {
                 mgr.leak_recoveries++;
                 log_notice("Recovered leaked SCHED_DEADLINE bandwidth; thread %d promoted (recovery #%" PRIu64 ")",
-                           (int)s->thread.tid, mgr.leak_recoveries);
+                           (int)s->att->thread.tid, mgr.leak_recoveries);
         } else {
                 log_warning_errno(r, "Retry after rebuilding root domains failed: %m");
         }
@@ -277,31 +279,35 @@ static void thread_exited(struct source *src, uint32_t events);
 
 /* Withdraw the thread: demote it if it still lives, close its pidfd. */
 void manager_spec_unattach(struct spec *s, bool demote) {
-        if (!s->attached)
+        struct spec_thread *a = s->att;
+
+        if (!a)
                 return;
-        if (demote && thread_alive(&s->thread)) {
-                int r = thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
+        if (demote && thread_alive(&a->thread)) {
+                int r = thread_demote(&a->thread, &mgr.cpuset, mgr.n_cpus);
 
                 if (r < 0 && r != -ESRCH)
                         log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m",
-                                          (int)s->thread.tid, s->id);
+                                          (int)a->thread.tid, s->id);
         }
-        event_remove(&s->thread_source);
-        thread_close(&s->thread);
-        s->attached = false;
+        event_remove(&a->source);
         s->task.attached = 0;
         attached_unlink(s);
         pmqos_update(mgr.attached != NULL, mgr.opt.latency_hint_us);
         note_state(s, false);
+        thread_close(&a->thread);
+        s->att = NULL;
+        /* An event of this dispatch batch may still point at its source. */
+        event_defer_free(a);
         if (s->plugin->ops->detach)
                 s->plugin->ops->detach(s->plugin->state, &s->task);
 }
 
 static void thread_exited(struct source *src, uint32_t events) {
-        struct spec *s = (struct spec *)((char *)src - offsetof(struct spec, thread_source));
+        struct spec *s = ((struct spec_thread *)((char *)src - offsetof(struct spec_thread, source)))->spec;
 
         log_info("Thread %d of spec %" PRIu64 " exited; its kernel reservation is gone, the spec stays admitted",
-                 (int)s->thread.tid, s->id);
+                 (int)s->att->thread.tid, s->id);
         manager_spec_unattach(s, false);
 }
 
@@ -311,14 +317,14 @@ static void task_updated(void *data, struct plugin *p, struct rtf_plugin_task *t
         struct rtf_sched_setting set;
         int r;
 
-        if (s->committing || !s->attached)
+        if (s->committing || !s->att)
                 return;
         r = manager_setting_of(s, &set);
         if (r >= 0)
                 r = manager_apply_setting(s, &set);
         if (r < 0) {
                 log_warning_errno(r, "Failed to re-apply plugin %s's new setting to thread %d of spec %" PRIu64
-                                  ": %m; demoting it", p->name, (int)s->thread.tid, s->id);
+                                  ": %m; demoting it", p->name, (int)s->att->thread.tid, s->id);
                 manager_spec_unattach(s, true);
         }
 }
@@ -443,8 +449,6 @@ void manager_create(struct owner *o, const struct rtf_wire_params *w, struct rtf
         s->id = ++mgr.next_id;
         s->owner = o;
         s->plugin = c.plugin;
-        s->thread = THREAD_NULL;
-        s->thread_source.fd = -1;
         s->task = (struct rtf_plugin_task){ .id = s->id, .params = req, .core = -1 };
         s->committing = true;
         q = c.plugin->ops->schedule(c.plugin->state, &s->task, &c.decision);
@@ -540,7 +544,7 @@ void manager_change(struct owner *o, uint64_t id, const struct rtf_wire_params *
                 fail(r, q, "plugin %s failed to schedule the task", c.plugin->name);
                 return;
         }
-        if (s->attached) {
+        if (s->att) {
                 q = manager_setting_of(s, &set);
                 if (q >= 0)
                         q = manager_apply_setting(s, &set);
@@ -612,14 +616,15 @@ void manager_release(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
 }
 
 static bool thread_taken(pid_t tid) {
-        for (struct spec *s = mgr.attached; s; s = s->attached_next)
-                if (s->thread.tid == tid && thread_alive(&s->thread))
+        for (struct spec *s = mgr.attached; s; s = s->att->next)
+                if (s->att->thread.tid == tid && thread_alive(&s->att->thread))
                         return true;
         return false;
 }
 
 void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_reply *r) {
         struct rtf_sched_setting set;
+        struct spec_thread *a;
         struct spec *s;
         int q;
 
@@ -630,49 +635,55 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
         s = lookup_owned(o, id, "attach", r);
         if (!s)
                 return;
-        if (s->attached) {
-                fail(r, -EBUSY, "specification %" PRIu64 " already has thread %d attached", id, (int)s->thread.tid);
+        if (s->att) {
+                fail(r, -EBUSY, "specification %" PRIu64 " already has thread %d attached", id, (int)s->att->thread.tid);
                 return;
         }
         if (thread_taken(tid)) {
                 fail(r, -EBUSY, "thread %d is already attached to another specification", (int)tid);
                 return;
         }
-        q = thread_open(tid, &s->thread);
+        a = calloc(1, sizeof(*a));
+        if (!a) {
+                fail(r, -ENOMEM, "out of memory");
+                return;
+        }
+        a->spec = s;
+        a->source.fd = -1;
+        q = thread_open(tid, &a->thread);
         if (q < 0) {
+                free(a);
                 fail(r, q, "cannot open thread %d: %s", (int)tid, strerror(-q));
                 return;
         }
         /* Requirement 3 of section 4.1: only one's own threads. */
-        if (o->uid != 0 && (s->thread.ruid != o->uid || s->thread.euid != o->uid)) {
-                thread_close(&s->thread);
-                s->thread = THREAD_NULL;
+        if (o->uid != 0 && (a->thread.ruid != o->uid || a->thread.euid != o->uid)) {
+                thread_close(&a->thread);
+                free(a);
                 fail(r, -EPERM, "thread %d does not belong to uid %u", (int)tid, (unsigned)o->uid);
                 audit(o, "attach", id, NULL, false, 0, r->reason);
                 return;
         }
+        s->att = a;                     /* for manager_apply_setting(); not in the list yet */
         q = manager_setting_of(s, &set);
         if (q >= 0)
                 q = manager_apply_setting(s, &set);
-        if (q < 0) {
-                thread_close(&s->thread);
-                s->thread = THREAD_NULL;
+        if (q < 0)
                 fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q, "the kernel refused the setting: %s", strerror(-q));
-                return;
-        }
-        q = event_add(&s->thread_source, s->thread.pidfd, EPOLLIN, thread_exited);
-        if (q < 0) {
-                thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
-                thread_close(&s->thread);
-                s->thread = THREAD_NULL;
+        else if ((q = event_add(&a->source, a->thread.pidfd, EPOLLIN, thread_exited)) < 0) {
+                thread_demote(&a->thread, &mgr.cpuset, mgr.n_cpus);
                 fail(r, q, "cannot watch thread %d", (int)tid);
+        }
+        if (q < 0) {
+                s->att = NULL;
+                thread_close(&a->thread);
+                free(a);
                 return;
         }
-        s->attached = true;
         s->task.attached = 1;
-        s->attached_next = mgr.attached;
+        a->next = mgr.attached;
         if (mgr.attached)
-                mgr.attached->attached_prev = s;
+                mgr.attached->att->prev = s;
         mgr.attached = s;
         pmqos_update(true, mgr.opt.latency_hint_us);
         note_state(s, true);
@@ -686,7 +697,7 @@ void manager_detach(struct owner *o, uint64_t id, struct rtf_msg_reply *r) {
 
         if (!s)
                 return;
-        if (!s->attached) {
+        if (!s->att) {
                 fail(r, -EINVAL, "specification %" PRIu64 " has no thread attached", id);
                 return;
         }
@@ -750,7 +761,7 @@ void manager_list_tasks(uint32_t start, struct rtf_msg_rows *ret) {
                 row->id = s->id;
                 row->uid = s->owner->uid;
                 row->pid = s->owner->pid;
-                row->tid = s->attached ? s->thread.tid : 0;
+                row->tid = s->att ? s->att->thread.tid : 0;
                 row->cpu = plugin_cpu_of(s->plugin, s->task.core);
                 row->priority = s->task.priority;
                 row->accepted_runtime_us = s->task.accepted_runtime_us;
@@ -820,18 +831,18 @@ static bool owners_still_match(struct spec *s) {
 
         if (s->owner->uid == 0)
                 return true;
-        r = thread_read_owners(&s->thread, &ruid, &euid);
+        r = thread_read_owners(&s->att->thread, &ruid, &euid);
         if (r == -ESRCH)
                 return true;            /* its exit is handled by its pidfd */
         if (r >= 0 && ruid == s->owner->uid && euid == s->owner->uid)
                 return true;
         if (r < 0)
                 log_warning_errno(r, "Cannot read the owners of thread %d of spec %" PRIu64 ": %m; demoting it",
-                                  (int)s->thread.tid, s->id);
+                                  (int)s->att->thread.tid, s->id);
         else
                 log_notice("audit: uid %u pid %d: thread %d of spec %" PRIu64 " now belongs to uid %u/%u "
                            "(a setuid program?): demoted and detached",
-                           (unsigned)s->owner->uid, (int)s->owner->pid, (int)s->thread.tid, s->id,
+                           (unsigned)s->owner->uid, (int)s->owner->pid, (int)s->att->thread.tid, s->id,
                            (unsigned)ruid, (unsigned)euid);
         manager_spec_unattach(s, true);
         return false;
@@ -844,46 +855,46 @@ void manager_watchdog(void) {
                 bool stuck;
                 int r;
 
-                next = s->attached_next;
+                next = s->att->next;
                 if (!owners_still_match(s))
                         continue;
-                if (!s->thread.promoted || s->thread.applied.policy != RTF_POLICY_DEADLINE)
+                if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)
                         continue;
-                r = thread_read_dl_state(&s->thread, &cur.runtime_ns, &cur.deadline_ns);
+                r = thread_read_dl_state(&s->att->thread, &cur.runtime_ns, &cur.deadline_ns);
                 if (r < 0)
                         continue;
                 cur.now_ns = now_monotonic_ns();
-                stuck = dl_state_is_stuck(s->have_sample ? &s->last_sample : NULL, &cur,
-                                          s->thread.applied.period_ns, s->thread.applied.deadline_ns);
+                stuck = dl_state_is_stuck(s->att->have_sample ? &s->att->last_sample : NULL, &cur,
+                                          s->att->thread.applied.period_ns, s->att->thread.applied.deadline_ns);
                 if (mgr.inject_stuck_id == s->id) {
                         stuck = true;
                         mgr.inject_stuck_id = 0;
                 }
-                s->last_sample = cur;
-                s->have_sample = true;
+                s->att->last_sample = cur;
+                s->att->have_sample = true;
                 if (!stuck)
                         continue;
                 log_warning("Thread %d of spec %" PRIu64 " is left throttled by the kernel (runtime %" PRId64
                             " ns, deadline %+.3f s ahead, unchanged): resetting its reservation",
-                            (int)s->thread.tid, s->id, cur.runtime_ns,
+                            (int)s->att->thread.tid, s->id, cur.runtime_ns,
                             (double)(cur.deadline_ns - cur.now_ns) / 1e9);
                 /* Leaving SCHED_DEADLINE discards the kernel's broken CBS
                  * state; coming back starts a fresh one. */
-                r = thread_demote(&s->thread, &mgr.cpuset, mgr.n_cpus);
+                r = thread_demote(&s->att->thread, &mgr.cpuset, mgr.n_cpus);
                 if (r >= 0)
                         r = manager_setting_of(s, &set);
                 if (r >= 0)
                         r = manager_apply_setting(s, &set);
-                s->have_sample = false;
+                s->att->have_sample = false;
                 if (r < 0) {
                         log_warning_errno(r, "Failed to restore thread %d of spec %" PRIu64 ": %m; left demoted",
-                                          (int)s->thread.tid, s->id);
+                                          (int)s->att->thread.tid, s->id);
                         manager_spec_unattach(s, true);
                         continue;
                 }
                 mgr.stuck_recoveries++;
                 log_notice("Thread %d of spec %" PRIu64 " runs again with a fresh reservation (recovery #%" PRIu64 ")",
-                           (int)s->thread.tid, s->id, mgr.stuck_recoveries);
+                           (int)s->att->thread.tid, s->id, mgr.stuck_recoveries);
         }
 }
 
