@@ -8,7 +8,7 @@ packages=(
     libjson-c-dev                     # JSON output of rtfctl and the tools
     python3 python3-pytest            # integration tests
     rt-tests stress-ng                # real peers and load (cyclictest)
-    python3-matplotlib                # --plot of rtf-latency and rtf-bench
+    python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
 )
 
