@@ -123,7 +123,8 @@ LATENCY = dict(ENVELOPE, parameters={"period_us": int, "priority": int, "plugin"
                                      "duration_s": NUM, "mlockall": bool},
                rtf=SIDE)
 BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_4096_kib=int,
-             rows=[{"plugin": str, "cores": int, "tasks": int, "create_p50_ns": int, "change_p50_ns": int}])
+             rows=[{"plugin": str, "cores": int, "tasks": int, "create_p50_ns": int, "change_p50_ns": int,
+                    "rtt_p50_ns": int, "create_ratio": NUM, "change_ratio": NUM}])
 OPT_INT = (int, type(None))
 STOP = {"tasks": int, "step": str, "result": int, "error": str, "reason": str}
 SERIES = {"plugin": str, "kind": str, "cores": int, "complete": bool, "stopped": (dict, type(None))}
@@ -272,6 +273,10 @@ def test_rtf_bench_json(build):
     assert keys == {(p, 1, t) for p in ("FP", "EDF", "RM") for t in (0, 16)}
     assert all(s["complete"] and s["stopped"] is None for s in doc["series"])
     assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    for r in doc["rows"]:           # each point next to its own floor
+        assert r["rtt_p50_ns"] > 0
+        assert abs(r["create_ratio"] - r["create_p50_ns"] / r["rtt_p50_ns"]) < 0.002
+        assert abs(r["change_ratio"] - r["change_p50_ns"] / r["rtt_p50_ns"]) < 0.002
 
 
 def test_rtf_bench_csv(build):

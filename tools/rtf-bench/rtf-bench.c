@@ -26,6 +26,7 @@
  * before it exits (and rtfd would release it with the connection anyway).
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -111,6 +112,7 @@ struct row {
         char plugin[RTF_PLUGIN_NAME_MAX];
         uint32_t cores, tasks, samples;
         uint64_t create_p50, create_p99, change_p50, change_p99;
+        uint64_t rtt_p50;               /* the floor, measured just before this point */
 };
 
 /* One plugin (and, for private daemons, core count) measured over --tasks. */
@@ -197,10 +199,10 @@ static const char *plural(uint32_t n) {
 
 /* ---- the floor: a bare round trip of rtfd's message sizes ---- */
 
-static int measure_rtt(void) {
+/* The floor: n bare round trips of rtfd's sizes to a forked echo process (after 100 of warm-up). */
+static int rtt_sample(size_t n, uint64_t *ret_p50, uint64_t *ret_p99) {
         const size_t req = sizeof(struct rtf_msg_header) + sizeof(struct rtf_msg_create);
         const size_t rep = sizeof(struct rtf_msg_header) + sizeof(struct rtf_msg_reply);
-        const size_t n = (size_t)arg.samples * 10;
         char buf[4096] = { 0 };
         uint64_t *v;
         size_t m = 0;
@@ -246,12 +248,16 @@ static int measure_rtt(void) {
         }
         close(sv[0]);
         waitpid(pid, NULL, 0);
-        res.rtt_p50 = p_of(v, m, 0.5);
-        res.rtt_p99 = samples_percentile(v, m, 0.99);
+        *ret_p50 = p_of(v, m, 0.5);
+        *ret_p99 = samples_percentile(v, m, 0.99);
         res.req = req;
         res.rep = rep;
         free(v);
         return r;
+}
+
+static int measure_rtt(void) {
+        return rtt_sample((size_t)arg.samples * 10, &res.rtt_p50, &res.rtt_p99);
 }
 
 /* ---- a private rtfd ---- */
@@ -497,7 +503,7 @@ static struct series *series_add(const char *plugin, const char *kind, uint32_t 
         return v;
 }
 
-static int row_add(const struct series *se, uint32_t tasks, uint64_t *create, uint64_t *change) {
+static int row_add(const struct series *se, uint32_t tasks, uint64_t *create, uint64_t *change, uint64_t rtt) {
         struct row *v = realloc(res.rows, (res.n_rows + 1) * sizeof(*v)), *row;
 
         if (!v)
@@ -510,11 +516,14 @@ static int row_add(const struct series *se, uint32_t tasks, uint64_t *create, ui
                 .create_p99 = samples_percentile(create, arg.samples, 0.99),
                 .change_p50 = p_of(change, arg.samples, 0.5),
                 .change_p99 = samples_percentile(change, arg.samples, 0.99),
+                .rtt_p50 = rtt,
         };
         snprintf(row->plugin, sizeof(row->plugin), "%s", se->plugin);
         if (!arg.json && !arg.csv) {
-                printf("%-6s %5u %6u %10.1f %10.1f %10.1f %10.1f\n", row->plugin, row->cores, row->tasks,
-                       row->create_p50 / 1e3, row->create_p99 / 1e3, row->change_p50 / 1e3, row->change_p99 / 1e3);
+                printf("%-6s %5u %6u %10.1f %10.1f %10.1f %10.1f %9.1f %6.2f %6.2f\n", row->plugin, row->cores,
+                       row->tasks, row->create_p50 / 1e3, row->create_p99 / 1e3, row->change_p50 / 1e3,
+                       row->change_p99 / 1e3, rtt / 1e3, rtt ? (double)row->create_p50 / (double)rtt : 0.0,
+                       rtt ? (double)row->change_p50 / (double)rtt : 0.0);
                 fflush(stdout);
         }
         return 0;
@@ -553,6 +562,7 @@ static int series_stop(struct series *se, uint32_t tasks, const char *step, int 
 static int run_series(struct series *se, struct rtf_spec *fill, uint32_t *n_fill, uint64_t *create,
                       uint64_t *change) {
         struct rtf_spec probe = RTF_SPEC_INIT;
+        uint64_t rtt = 0, rtt_p99;
         struct rtf_params p;
         int r = 0;
 
@@ -566,6 +576,9 @@ static int run_series(struct series *se, struct rtf_spec *fill, uint32_t *n_fill
                                 goto out;
                         }
                 }
+                /* The floor again, right here: on a shared machine it drifts within a run. */
+                if (rtt_sample(arg.samples, &rtt, &rtt_p99) < 0)
+                        rtt = 0;
                 for (uint32_t i = 0; i < arg.samples && !interrupted; i++) {
                         probe_params(se->plugin, se->kind, 0, &p);
                         r = request(OP_CREATE, &probe, &p, 0, &create[i]);
@@ -596,7 +609,7 @@ static int run_series(struct series *se, struct rtf_spec *fill, uint32_t *n_fill
                         r = series_stop(se, *n_fill, "release", r);
                         goto out;
                 }
-                if (row_add(se, arg.tasks[t], create, change) < 0) {
+                if (row_add(se, arg.tasks[t], create, change, rtt) < 0) {
                         r = -1;
                         goto out;
                 }
@@ -1499,6 +1512,15 @@ static json_object *build_json(json_object *doc, const cpu_set_t *allowed) {
                 json_object_object_add(o, "create_p99_ns", json_object_new_uint64(row->create_p99));
                 json_object_object_add(o, "change_p50_ns", json_object_new_uint64(row->change_p50));
                 json_object_object_add(o, "change_p99_ns", json_object_new_uint64(row->change_p99));
+                json_object_object_add(o, "rtt_p50_ns", json_object_new_uint64(row->rtt_p50));
+                json_object_object_add(o, "create_ratio",
+                                       row->rtt_p50 ? json_object_new_double(round((double)row->create_p50 /
+                                                                                   (double)row->rtt_p50 * 1000) / 1000)
+                                                    : NULL);
+                json_object_object_add(o, "change_ratio",
+                                       row->rtt_p50 ? json_object_new_double(round((double)row->change_p50 /
+                                                                                   (double)row->rtt_p50 * 1000) / 1000)
+                                                    : NULL);
                 json_object_array_add(jrows, o);
         }
         json_object_object_add(p, "client_cpu", json_object_new_int(arg.client_cpu));
@@ -1560,7 +1582,7 @@ static void print_header(const cpu_set_t *allowed) {
         }
         printf("# floor: AF_UNIX SOCK_SEQPACKET round trip (%zu/%zu bytes): p50 %.1f us, p99 %.1f us\n", res.req,
                res.rep, res.rtt_p50 / 1e3, res.rtt_p99 / 1e3);
-        printf("# plugin cores  tasks create_p50 create_p99 change_p50 change_p99 (us)\n");
+        printf("# plugin cores  tasks create_p50 create_p99 change_p50 change_p99  rtt_p50 (us)  create/rtt change/rtt\n");
         fflush(stdout);
 }
 
@@ -1612,11 +1634,11 @@ static void print_csv(void) {
                         series_print_stop(&res.series[i], stdout);
         for (size_t i = 0; i < res.n_notes; i++)
                 printf("# note: %s\n", res.notes[i]);
-        printf("plugin,cores,tasks,samples,create_p50_ns,create_p99_ns,change_p50_ns,change_p99_ns\n");
+        printf("plugin,cores,tasks,samples,create_p50_ns,create_p99_ns,change_p50_ns,change_p99_ns,rtt_p50_ns\n");
         for (size_t i = 0; i < res.n_rows; i++)
-                printf("%s,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", res.rows[i].plugin,
+                printf("%s,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", res.rows[i].plugin,
                        res.rows[i].cores, res.rows[i].tasks, res.rows[i].samples, res.rows[i].create_p50,
-                       res.rows[i].create_p99, res.rows[i].change_p50, res.rows[i].change_p99);
+                       res.rows[i].create_p99, res.rows[i].change_p50, res.rows[i].change_p99, res.rows[i].rtt_p50);
 }
 
 /* ---- main ---- */
