@@ -13,80 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "listing.h"
 #include "protocol.h"
 #include "rtf-config.h"
 
 #define ROWS_LIMIT (1u << 20)   /* never page forever through a broken daemon */
 
-static int connect_to(const char *path) {
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        struct timeval tv = { .tv_sec = 5 };
-        int fd;
-
-        if (strlen(path) >= sizeof(addr.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(addr.sun_path, path, strlen(path) + 1);
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-        if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-                int r = -errno;
-
-                close(fd);
-                return r;
-        }
-        return fd;
-}
-
-/*
- * One page of rows starting at `start`.  Each question is asked in the oldest
- * protocol version that has it, so that rtfctl also works with an older rtfd
- * (which answers in that version and closes on anything newer).
- */
+/* One page of rows starting at `start` (listing.h); rtfd's refusal is said on stderr. */
 static int fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf_msg *ret) {
-        uint8_t out[RTF_MSG_MAX], buf[RTF_MSG_MAX];
-        struct rtf_msg req = {
-                .header = { .version = (uint16_t)rtf_msg_type_version(type), .type = type, .seq = seq },
-                .list = { .start = start },
-        };
-        ssize_t n;
-        int len, r;
+        char why[RTF_REASON_MAX] = "";
+        int r = rtf_listing_fetch(fd, type, start, seq, ret, why, sizeof(why));
 
-        len = rtf_msg_encode(&req, out, sizeof(out));
-        if (len < 0)
-                return len;
-        /* An unprivileged client's listings count toward rtfd's request rate:
-         * a long listing waits for its bucket to refill (for up to 10 s). */
-        for (int tries = 0;; tries++) {
-                if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
-                        return -errno;
-                n = recv(fd, buf, sizeof(buf), 0);
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        return -ECONNRESET;
-                r = rtf_msg_decode(buf, (size_t)n, ret);
-                if (r < 0 || ret->header.seq != seq)
-                        return -EPROTO;
-                if (ret->header.type == RTF_MSG_REPLY && ret->reply.result == -EAGAIN && tries < 2000) {
-                        nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
-                        continue;
-                }
-                if (ret->header.type == RTF_MSG_REPLY && ret->reply.result < 0) {
-                        fprintf(stderr, "rtfctl: %s\n", ret->reply.reason);
-                        return ret->reply.result;
-                }
-                if (ret->header.type != (type | 0x100))
-                        return -EPROTO;
-                return 0;
-        }
+        if (r < 0 && why[0])
+                fprintf(stderr, "rtfctl: %s\n", why);
+        return r;
 }
 
 /* Every row of a listing, page by page, into one array of `row_size` bytes per row. */
@@ -259,7 +201,7 @@ static void print_json(const char *key, json_object *array) {
 }
 
 static int connect_or_complain(const char *socket_path) {
-        int fd = connect_to(socket_path);
+        int fd = rtf_listing_connect(socket_path);
 
         if (fd < 0)
                 fprintf(stderr, "rtfctl: cannot connect to rtfd at %s: %s\n", socket_path, strerror(-fd));

@@ -5,60 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "listing.h"
 #include "protocol.h"
 #include "rtfd-info.h"
 
 #define ROWS_LIMIT 65536u               /* 64 plugins x 1024 CPUs: never page forever */
-
-static int connect_seqpacket(const char *path) {
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        struct timeval tv = { .tv_sec = 5 };
-        int fd;
-
-        if (strlen(path) >= sizeof(addr.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(addr.sun_path, path, strlen(path) + 1);
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-            connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-                int r = -errno;
-
-                close(fd);
-                return r;
-        }
-        return fd;
-}
-
-/* One page of STATUS rows starting at `start`. */
-static int fetch_status(int fd, uint32_t start, uint32_t seq, struct rtf_msg *ret) {
-        struct rtf_msg req = { .header = { .type = RTF_MSG_STATUS, .seq = seq }, .list = { .start = start } };
-        uint8_t buf[RTF_MSG_MAX];
-        ssize_t n;
-        int len;
-
-        len = rtf_msg_encode(&req, buf, sizeof(buf));
-        if (len < 0)
-                return len;
-        if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len)
-                return -errno;
-        do
-                n = recv(fd, buf, sizeof(buf), 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return errno == EAGAIN ? -ETIMEDOUT : -errno;
-        if (n == 0)
-                return -ECONNRESET;
-        if (rtf_msg_decode(buf, (size_t)n, ret) < 0 || ret->header.seq != seq ||
-            ret->header.type != RTF_MSG_STATUS_REPLY)
-                return -EPROTO;
-        return 0;
-}
 
 static struct rtfd_instance *instance_of(struct rtfd_info *info, const struct rtf_wire_core *row) {
         struct rtfd_instance *v;
@@ -123,7 +76,7 @@ int rtfd_info_query(const char *socket_path, struct rtfd_info *ret) {
         reply = malloc(sizeof(*reply));
         if (!reply)
                 return -ENOMEM;
-        fd = connect_seqpacket(socket_path);
+        fd = rtf_listing_connect(socket_path);
         if (fd < 0) {
                 free(reply);
                 return fd;
@@ -138,7 +91,7 @@ int rtfd_info_query(const char *socket_path, struct rtfd_info *ret) {
                 read_comm(cred.pid, info.comm, sizeof(info.comm));
         }
         for (;;) {
-                r = fetch_status(fd, start, seq++, reply);
+                r = rtf_listing_fetch(fd, RTF_MSG_STATUS, start, seq++, reply, NULL, 0);
                 if (r < 0)
                         break;
                 for (uint32_t i = 0; i < reply->rows.count && r >= 0; i++)
