@@ -154,7 +154,11 @@ def test_rtf_budget_json_short_run(build, rtfd):
     assert doc["tool"] == "rtf-budget" and doc["version"]
     assert doc["overhead"]["expirations"] > 0
     assert doc["overhead"]["average_ns"] <= doc["overhead"]["max_ns"]
+    traced = os.access("/sys/kernel/tracing/instances", os.W_OK)
     for mode in ("hard", "soft"):
+        # as root with tracefs, boundaries are split by the kernel's sched_switch record
+        assert doc["precision"][mode]["measurement"] == ("sched_switch" if traced else "self")
+        assert (doc["precision"][mode]["trace_events"] > 0) == traced
         tasks = doc["precision"][mode]["tasks"]
         assert [t["name"] for t in tasks] == ["tau1", "tau2", "tau3", "tau4"]
         for t in tasks:
@@ -175,6 +179,20 @@ def test_rtf_budget_json_short_run(build, rtfd):
             assert len(t["rates"]) == t["periods"]
             assert sum(b["count"] for b in dist["histogram"]) == t["periods"]
     assert d.tasks() == []
+    if traced:
+        assert not [i for i in os.listdir("/sys/kernel/tracing/instances") if i.startswith("rtf-budget-")], \
+            "tracefs instance left behind"
+
+
+def test_rtf_budget_no_trace_splits_by_the_tasks_own_clocks(build, rtfd):
+    exe = _exe(build, "tools", "rtf-budget", "rtf-budget")
+    d = rtfd(GLOBAL)
+    r = subprocess.run([exe, "--json", "--mode", "soft", "--no-trace", "--periods", "20", "--duration-ms", "50"],
+                       env=dict(os.environ, RTF_SOCKET=d.socket), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr + d.log()
+    soft = json.loads(r.stdout)["precision"]["soft"]
+    assert (soft["measurement"], soft["trace_events"]) == ("self", 0)
+    assert [t["periods"] for t in soft["tasks"]] == [20] * 4
 
 
 @pytest.mark.deadline

@@ -38,6 +38,7 @@
 
 #include "rtf/rtf.h"
 #include "rtf-config.h"
+#include "sched-trace.h"
 
 #define NS_PER_US 1000LL
 #define TOLERANCE 0.05
@@ -50,6 +51,11 @@ struct task_def {
         bool syscalls;
 };
 
+/* CPU time between two looks at the task's clock that lie in different windows. */
+struct span {
+        int64_t from_ns, to_ns, cpu_ns;
+};
+
 struct task_run {
         const struct task_def *def;
         const char *scheduler;
@@ -58,6 +64,10 @@ struct task_run {
         int64_t duration_ns;
         pthread_barrier_t *barrier;
         /* results */
+        pid_t tid;
+        int64_t origin_ns;              /* the start of its first window */
+        struct span *spans;             /* the looks at its clock that straddle a boundary */
+        unsigned n_spans, cap_spans;
         int error;
         char reason[256];
         double *rates;
@@ -114,6 +124,10 @@ static void *task_main(void *arg) {
         int64_t prev_now, prev_cpu;
         int r;
 
+        /* Named for the sched_switch filter ("rtfb-*"). */
+        snprintf(load.buf, sizeof(load.buf), "rtfb-%s", run->def->name);
+        pthread_setname_np(pthread_self(), load.buf);
+        run->tid = gettid();
         rtf_params_set_period(&p, run->def->period_us);
         rtf_params_set_runtime(&p, run->def->budget_us);
         rtf_params_set_priority(&p, run->def->priority);
@@ -148,6 +162,7 @@ static void *task_main(void *arg) {
 
         /* The first window opened at rtf_task_start(): it ends at the first release. */
         origin = s.next_release_ns - period_ns;
+        run->origin_ns = origin;
         end = run->periods ? origin + (int64_t) run->periods * period_ns : origin + run->duration_ns;
         prev_now = mono_ns();
         prev_cpu = cpu_ns();
@@ -162,6 +177,9 @@ static void *task_main(void *arg) {
                 k = (prev_now - origin) / period_ns;
                 if (run->rates && k >= 0 && k < (int64_t) run->periods)
                         run->rates[k] += (double) (c - prev_cpu);
+                /* Kept for the kernel's record to split (split_spans()). */
+                if (run->spans && k != (now - origin) / period_ns && run->n_spans < run->cap_spans)
+                        run->spans[run->n_spans++] = (struct span){ prev_now, now, c - prev_cpu };
                 if (now >= end)
                         break;
                 prev_now = now;
@@ -169,9 +187,6 @@ static void *task_main(void *arg) {
                 if (run->def->syscalls)
                         syscall_step(&load);
         }
-        if (run->rates)
-                for (unsigned i = 0; i < run->periods; i++)
-                        run->rates[i] /= (double) run->def->budget_us * NS_PER_US;
         run->stats.size = sizeof(run->stats);
         rtf_task_stats(&s, &run->stats);
 out:
@@ -184,6 +199,36 @@ out:
                 close(load.pipe[1]);
         }
         return NULL;
+}
+
+/*
+ * With the kernel's record of when each task was on a CPU, give the CPU time
+ * of an interval that straddles window boundaries to each window in
+ * proportion to the time the task was on a CPU in it, instead of all to the
+ * window the interval began in.  The task was running at the interval's start
+ * (it looked at its clock then).
+ */
+static void split_spans(struct task_run *run, const struct sched_switch_event *ev, size_t n) {
+        int64_t period_ns = (int64_t) run->def->period_us * NS_PER_US;
+
+        for (unsigned i = 0; i < run->n_spans; i++) {
+                const struct span *sp = &run->spans[i];
+                int64_t k0 = (sp->from_ns - run->origin_ns) / period_ns, k1 = (sp->to_ns - run->origin_ns) / period_ns;
+                int64_t total = sched_trace_oncpu_ns(ev, n, run->tid, sp->from_ns, sp->to_ns), before = 0;
+
+                if (total <= 0)
+                        continue;
+                if (k0 >= 0 && k0 < (int64_t) run->periods)
+                        run->rates[k0] -= (double) sp->cpu_ns;
+                for (int64_t k = k0; k <= k1; k++) {
+                        int64_t edge = k == k1 ? sp->to_ns : run->origin_ns + (k + 1) * period_ns;
+                        int64_t upto = sched_trace_oncpu_ns(ev, n, run->tid, sp->from_ns, edge);
+
+                        if (k >= 0 && k < (int64_t) run->periods)
+                                run->rates[k] += (double) sp->cpu_ns * (double) (upto - before) / (double) total;
+                        before = upto;
+                }
+        }
 }
 
 /* Run tasks together; returns 0 or the first error. */
@@ -397,13 +442,15 @@ static void usage(FILE *f) {
                 "      --plot FILE.png     also draw the precision run like Fig. 6 of the paper: budget\n"
                 "                          rate per period, one panel per task and mode, +-5 %% band\n"
                 "                          (python3-matplotlib; the format follows the extension)\n"
+                "      --no-trace          split window boundaries by each task's own clock only, even\n"
+                "                          when the kernel's sched_switch record is available\n"
                 "  -h, --help              this text\n"
                 "      --version           the version\n\n"
                 "rtfd is reached at $RTF_SOCKET (default " RTF_DEFAULT_SOCKET ").\n"
                 "--plot runs plot-budget.py with /usr/bin/python3 ($RTF_PYTHON overrides).\n");
 }
 
-enum { OPT_VERSION = 256, OPT_HARD, OPT_SOFT, OPT_PLOT };
+enum { OPT_VERSION = 256, OPT_HARD, OPT_SOFT, OPT_PLOT, OPT_NO_TRACE };
 
 int main(int argc, char **argv) {
         static const struct option options[] = {
@@ -415,12 +462,15 @@ int main(int argc, char **argv) {
                 { "hard-scheduler", required_argument, NULL, OPT_HARD },
                 { "soft-scheduler", required_argument, NULL, OPT_SOFT },
                 { "plot", required_argument, NULL, OPT_PLOT },
+                { "no-trace", no_argument, NULL, OPT_NO_TRACE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { NULL, 0, NULL, 0 }
         };
         const char *hard_sched = "EDF", *soft_sched = "FP", *modes[2] = { "hard", "soft" }, *plot = NULL;
-        bool json = false, csv = false, do_mode[2] = { true, true };
+        bool json = false, csv = false, do_mode[2] = { true, true }, use_trace = true;
+        const char *measurement[2] = { "self", "self" };
+        uint64_t trace_events[2] = { 0 }, trace_lost[2] = { 0 };
         unsigned periods = 500, duration_ms = 500, m, i;
         struct task_run ov[2] = { 0 }, pr[2][N_PRECISION];
         uint64_t expirations = 0, total = 0, max = 0;
@@ -467,6 +517,9 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_PLOT:
                         plot = optarg;
+                        break;
+                case OPT_NO_TRACE:
+                        use_trace = false;
                         break;
                 case 'h':
                         usage(stdout);
@@ -527,12 +580,47 @@ int main(int argc, char **argv) {
                                                        .scheduler = m == 0 ? hard_sched : soft_sched,
                                                        .periods = periods };
                         pr[m][i].rates = calloc(periods, sizeof(double));
-                        if (!pr[m][i].rates)
+                        pr[m][i].cap_spans = 2 * periods + 16;
+                        pr[m][i].spans = calloc(pr[m][i].cap_spans, sizeof(struct span));
+                        if (!pr[m][i].rates || !pr[m][i].spans)
                                 return 1;
                 }
-                r = run_tasks(pr[m], N_PRECISION);
+                if (use_trace) {
+                        struct sched_trace *t = NULL;
+                        struct sched_switch_event *ev = NULL;
+                        size_t n_ev = 0;
+                        int q = sched_trace_start("rtfb-*", &t);
+
+                        if (q < 0 && m == 0)
+                                fprintf(stderr, "rtf-budget: no sched_switch record (%s%s): window boundaries "
+                                                "are split by each task's own clock\n", strerror(-q),
+                                        q == -EACCES ? "; tracefs needs root" : "");
+                        r = run_tasks(pr[m], N_PRECISION);
+                        if (q >= 0) {
+                                q = sched_trace_finish(t, &ev, &n_ev, &trace_lost[m]);
+                                if (q < 0)
+                                        fprintf(stderr, "rtf-budget: cannot read the sched_switch record: %s\n",
+                                                strerror(-q));
+                                else if (trace_lost[m])
+                                        fprintf(stderr, "rtf-budget: the sched_switch record lost %llu events: "
+                                                        "window boundaries are split by each task's own clock\n",
+                                                (unsigned long long) trace_lost[m]);
+                                if (q >= 0 && !trace_lost[m]) {
+                                        for (i = 0; i < N_PRECISION; i++)
+                                                split_spans(&pr[m][i], ev, n_ev);
+                                        measurement[m] = "sched_switch";
+                                        trace_events[m] = n_ev;
+                                }
+                                free(ev);
+                        }
+                } else {
+                        r = run_tasks(pr[m], N_PRECISION);
+                }
                 if (r != 0)
                         return 1;
+                for (i = 0; i < N_PRECISION; i++)
+                        for (unsigned k = 0; k < periods; k++)
+                                pr[m][i].rates[k] /= (double) precision_tasks[i].budget_us * NS_PER_US;
         }
 
         doc = json_object_new_object();
@@ -559,6 +647,9 @@ int main(int argc, char **argv) {
                 mj = json_object_new_object();
                 arr = json_object_new_array();
                 json_object_object_add(mj, "scheduler", json_object_new_string(m == 0 ? hard_sched : soft_sched));
+                /* How CPU time is given to the windows on both sides of a boundary (BUDGETS.md). */
+                json_object_object_add(mj, "measurement", json_object_new_string(measurement[m]));
+                json_object_object_add(mj, "trace_events", json_object_new_int64((int64_t) trace_events[m]));
                 for (i = 0; i < N_PRECISION; i++) {
                         unsigned v;
 
@@ -586,6 +677,12 @@ int main(int argc, char **argv) {
                 printf("expirations %llu  average %.2f us  max %.2f us\n", (unsigned long long) expirations,
                        expirations ? (double) total / (double) expirations / 1000.0 : 0.0, (double) max / 1000.0);
                 printf("# (b) budget precision: periods more than 5 %% off, of %u\n", periods);
+                for (m = 0; m < 2; m++)
+                        if (do_mode[m])
+                                printf("# %s: window boundaries split by %s\n", modes[m],
+                                       strcmp(measurement[m], "sched_switch") == 0
+                                               ? "the kernel's sched_switch record"
+                                               : "each task's own clock (the interval goes to the window it began in)");
                 printf("# mode task  period_us budget_us violations (compensated) rate_min rate_p50 rate_max\n");
                 for (m = 0; m < 2; m++) {
                         json_object *mj, *tasks;
@@ -616,7 +713,9 @@ int main(int argc, char **argv) {
         r = plot && plot_write(doc, plot) < 0 ? 1 : 0;
         json_object_put(doc);
         for (m = 0; m < 2; m++)
-                for (i = 0; do_mode[m] && i < N_PRECISION; i++)
+                for (i = 0; do_mode[m] && i < N_PRECISION; i++) {
                         free(pr[m][i].rates);
+                        free(pr[m][i].spans);
+                }
         return r;
 }
