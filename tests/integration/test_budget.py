@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from rtfit import GLOBAL
+from rtfit import GLOBAL, write_root_file
+from users import users  # noqa: F401 - a fixture
 
 RTE_TMROVRN = 0xFFFC
 RTE_OBJINV = 0xFFFF
@@ -321,4 +322,23 @@ def test_rtf_budget_plot_without_matplotlib(build, rtfd, tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0] == "mode,task,period_us,budget_us,period,budget_rate"
     assert len(lines) == 1 + 2 * 4 * 20, r.stdout
+    assert d.tasks() == []
+
+
+def test_rtf_budget_as_an_unprivileged_user(build, rtfd, users, tmp_path):
+    """Without root: the tasks still start (their stacks fit RLIMIT_MEMLOCK under
+    mlockall), the policy admits them, and boundaries are split by the tasks'
+    own clocks since tracefs is root's."""
+    carol = users["carol"]
+    acl = str(tmp_path / "acl.conf")
+    write_root_file(acl, "rtf-carol - max_priority 99\n")
+    d = rtfd(GLOBAL, args=("--acl", acl))
+    r = subprocess.run(carol.setpriv() + ["env", f"RTF_SOCKET={d.socket}", _exe(build, "tools", "rtf-budget", "rtf-budget"),
+                                          "--json", "--mode", "soft", "--periods", "10", "--duration-ms", "20"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr + d.log()
+    soft = json.loads(r.stdout)["precision"]["soft"]
+    assert soft["measurement"] == "self" and "tracefs needs root" in r.stderr
+    assert [t["periods"] for t in soft["tasks"]] == [10] * 4
+    assert f"audit: uid {carol.uid}" in d.log()
     assert d.tasks() == []

@@ -42,6 +42,7 @@
 
 #define NS_PER_US 1000LL
 #define TOLERANCE 0.05
+#define TASK_STACK_SIZE (256 * 1024)
 
 struct task_def {
         const char *name;
@@ -238,14 +239,24 @@ static int run_tasks(struct task_run *runs, size_t n) {
         size_t i;
         int r = 0;
 
+        pthread_attr_t attr;
+
+        /* mlockall(MCL_FUTURE) locks each thread's stack: the default 8 MiB
+         * exceeds an unprivileged user's RLIMIT_MEMLOCK. */
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, TASK_STACK_SIZE);
         pthread_barrier_init(&barrier, NULL, (unsigned) n);
         for (i = 0; i < n; i++) {
+                int e;
+
                 runs[i].barrier = &barrier;
-                if (pthread_create(&th[i], NULL, task_main, &runs[i]) != 0) {
-                        fprintf(stderr, "rtf-budget: cannot start a thread\n");
+                e = pthread_create(&th[i], &attr, task_main, &runs[i]);
+                if (e != 0) {
+                        fprintf(stderr, "rtf-budget: cannot start a thread: %s\n", strerror(e));
                         exit(1);
                 }
         }
+        pthread_attr_destroy(&attr);
         for (i = 0; i < n; i++)
                 pthread_join(th[i], NULL);
         pthread_barrier_destroy(&barrier);
@@ -471,6 +482,7 @@ int main(int argc, char **argv) {
         bool json = false, csv = false, do_mode[2] = { true, true }, use_trace = true;
         const char *measurement[2] = { "self", "self" };
         uint64_t trace_events[2] = { 0 }, trace_lost[2] = { 0 };
+        unsigned trace_warned = 0;
         unsigned periods = 500, duration_ms = 500, m, i;
         struct task_run ov[2] = { 0 }, pr[2][N_PRECISION];
         uint64_t expirations = 0, total = 0, max = 0;
@@ -591,7 +603,7 @@ int main(int argc, char **argv) {
                         size_t n_ev = 0;
                         int q = sched_trace_start("rtfb-*", &t);
 
-                        if (q < 0 && m == 0)
+                        if (q < 0 && !trace_warned++)
                                 fprintf(stderr, "rtf-budget: no sched_switch record (%s%s): window boundaries "
                                                 "are split by each task's own clock\n", strerror(-q),
                                         q == -EACCES ? "; tracefs needs root" : "");
