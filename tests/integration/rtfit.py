@@ -81,6 +81,15 @@ def write_root_file(path, text, mode=0o644):
     os.rename(tmp, path)
 
 
+def start_with_policy(rtfd, tmp_path, config, policy):
+    """rtfd (the fixture) with `policy` as its --acl file (root-owned, 0644), kept in d.acl."""
+    path = str(tmp_path / "acl.conf")
+    write_root_file(path, policy)
+    d = rtfd(config, args=("--acl", path))
+    d.acl = path
+    return d
+
+
 class Client:
     """One testclient process: one librtf connection, one JSON line per command."""
 

@@ -18,7 +18,7 @@ import pytest
 
 import kernel
 import wire
-from rtfit import GLOBAL, PARTITIONED, TIMEOUT, Daemon, wait_for, write_root_file
+from rtfit import GLOBAL, PARTITIONED, TIMEOUT, Daemon, start_with_policy, wait_for
 from users import client, connect_as, spawn_as, spawn_with_pid, threads_of, users, uss_kib  # noqa: F401
 
 EAGAIN, EUSERS = -errno.EAGAIN, -errno.EUSERS
@@ -27,11 +27,7 @@ RT_POLICIES = (kernel.SCHED_FIFO, kernel.SCHED_RR, kernel.SCHED_DEADLINE)
 
 
 def start(rtfd, tmp_path, config, policy=GRANT_ALL):
-    path = str(tmp_path / "acl.conf")
-    write_root_file(path, policy)
-    d = rtfd(config, args=("--acl", path))
-    d.acl = path
-    return d
+    return start_with_policy(rtfd, tmp_path, config, policy)
 
 
 def assert_demoted(tid):

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from rtfit import GLOBAL, write_root_file
+from rtfit import GLOBAL, start_with_policy
 from users import users  # noqa: F401 - a fixture
 
 RTE_TMROVRN = 0xFFFC
@@ -330,9 +330,7 @@ def test_rtf_budget_as_an_unprivileged_user(build, rtfd, users, tmp_path):
     mlockall), the policy admits them, and boundaries are split by the tasks'
     own clocks since tracefs is root's."""
     carol = users["carol"]
-    acl = str(tmp_path / "acl.conf")
-    write_root_file(acl, "rtf-carol - max_priority 99\n")
-    d = rtfd(GLOBAL, args=("--acl", acl))
+    d = start_with_policy(rtfd, tmp_path, GLOBAL, "rtf-carol - max_priority 99\n")
     r = subprocess.run(carol.setpriv() + ["env", f"RTF_SOCKET={d.socket}", _exe(build, "tools", "rtf-budget", "rtf-budget"),
                                           "--json", "--mode", "soft", "--periods", "10", "--duration-ms", "20"],
                        capture_output=True, text=True, timeout=120)

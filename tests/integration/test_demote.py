@@ -7,6 +7,7 @@ import pytest
 
 import kernel
 from rtfit import GLOBAL, wait_for
+from users import spawn_with_pid
 
 DL = dict(period=100000, runtime=10000, plugin="EDF")
 FP = dict(priority=20, plugin="FP")
@@ -97,23 +98,6 @@ def test_thread_exit_clears_the_spec_and_it_can_be_reused(rtfd):
         assert d.task(r["id"])["tid"] == new
 
 
-def spawn_with_pid(d, pid, tries=50):
-    """A `sleep` process whose pid is `pid` (ns_last_pid), or None."""
-    # The exited thread's id is free only once the kernel has released it.
-    wait_for(lambda: not os.path.exists(f"/proc/{pid}"), what=f"thread {pid} to be released")
-    for _ in range(tries):
-        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-            f.write(str(pid - 1))
-        p = d.spawn(["sleep", "1000"])
-        if p.pid == pid:
-            return p
-        p.kill()
-        p.wait()
-        if os.path.exists(f"/proc/{pid}"):
-            return None     # somebody else got it
-    return None
-
-
 @pytest.mark.parametrize("how", ["detach", "release", "close"])
 def test_recycled_thread_id_is_never_touched(rtfd, how):
     """A thread attached, then gone; its tid reused by an unrelated process
@@ -126,7 +110,7 @@ def test_recycled_thread_id_is_never_touched(rtfd, how):
     assert r["result"] == 0, r
     assert c.attach("f", "thread:t")["result"] == 0
     c.exit_thread("t")
-    impostor = spawn_with_pid(d, tid)
+    impostor = spawn_with_pid(d, tid, ["sleep", "1000"])
     if impostor is None:
         pytest.skip(f"could not make the kernel reuse tid {tid} (ns_last_pid)")
     os.sched_setscheduler(impostor.pid, os.SCHED_FIFO, os.sched_param(7))

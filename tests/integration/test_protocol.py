@@ -8,7 +8,7 @@ import struct
 import pytest
 
 import wire
-from rtfit import GLOBAL, wait_for, write_root_file
+from rtfit import GLOBAL, start_with_policy, wait_for
 from users import connect_as, users  # noqa: F401 - users is a fixture
 
 ABUSES = {
@@ -148,9 +148,8 @@ def test_reports_cost_request_tokens(rtfd, tmp_path, users):
     """A report is a request for the rate limit: a flood of them is dropped
     beyond the burst and leaves the connection's bucket empty."""
     carol = users["carol"]
-    acl = str(tmp_path / "acl.conf")
-    write_root_file(acl, "rtf-carol - max_priority 99\n")
-    d = rtfd(GLOBAL + "set max_requests_per_sec 1\nset request_burst 5\n", args=("--acl", acl))
+    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_requests_per_sec 1\nset request_burst 5\n",
+                          "rtf-carol - max_priority 99\n")
     s, _ = connect_as(carol, d.socket)
     created = wire.call(s, wire.create(seq=1, priority=10))
     assert created["result"] == 0, created

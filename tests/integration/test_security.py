@@ -16,7 +16,7 @@ import pytest
 
 import kernel
 import wire
-from rtfit import wait_for, write_root_file
+from rtfit import start_with_policy, wait_for, write_root_file
 from users import as_user, client, spawn_as, spawn_with_pid, users  # noqa: F401 - users is a fixture
 
 RTF_ACL_FAIL = 2
@@ -26,12 +26,7 @@ EPERM = -errno.EPERM
 
 
 def start(rtfd, tmp_path, policy, config=CONFIG):
-    """rtfd with `policy` as its --acl file (root-owned, 0644)."""
-    path = str(tmp_path / "acl.conf")
-    write_root_file(path, policy)
-    d = rtfd(config, args=("--acl", path))
-    d.acl = path
-    return d
+    return start_with_policy(rtfd, tmp_path, config, policy)
 
 
 def refused(r, *words, spec_id=0):

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from rtfit import TIMEOUT, wait_for, write_root_file
+from rtfit import TIMEOUT, start_with_policy, wait_for
 from users import users  # noqa: F401 - a fixture
 
 FP_ALL = "FP FP.so 1-99 all\n"
@@ -375,9 +375,7 @@ def test_rtf_bench_external_unprivileged(build, rtfd, tmp_path, users):
     waited out, and what a user cannot measure (rtfd's USS, the direct
     SCHED_FIFO calls) is null with the reason."""
     carol = users["carol"]
-    acl = str(tmp_path / "acl.conf")
-    write_root_file(acl, "rtf-carol - max_priority 99\n")
-    d = rtfd(FP_ALL + "set max_specs_per_uid 20\n", args=("--acl", acl))
+    d = start_with_policy(rtfd, tmp_path, FP_ALL + "set max_specs_per_uid 20\n", "rtf-carol - max_priority 99\n")
     r = bench_external(build, d, "--json", "--tasks", "0,16,64", "--samples", "10", prefix=carol.setpriv())
     doc = json.loads(r.stdout)
     check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_4096_kib=type(None),
