@@ -333,6 +333,12 @@ static int parse_setting_line(const struct parser *p, struct rtf_config *c, char
         for (uint32_t i = 0; i < c->n_settings; i++)
                 if (strcmp(c->settings[i].key, words[1]) == 0)
                         return parser_error(p, "\"%s\" is already set on line %u", words[1], c->settings[i].line);
+        if (strcmp(words[1], RTF_CONFIG_SHARED_CPUS) == 0) {
+                if (strcmp(words[2], "allow") != 0 && strcmp(words[2], "warn") != 0)
+                        return parser_error(p, "set %s: \"%s\" is neither \"warn\" nor \"allow\"",
+                                            RTF_CONFIG_SHARED_CPUS, words[2]);
+                c->shared_cpus_allowed = strcmp(words[2], "allow") == 0;
+        }
         if (c->n_settings >= RTF_CONFIG_MAX_SETTINGS)
                 return parser_error(p, "too many settings (at most %d)", RTF_CONFIG_MAX_SETTINGS);
 
@@ -406,6 +412,11 @@ int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t
         p.line = 0;
         if (c.n_plugins == 0)
                 return parser_error(&p, "no plugin configured");
+        c.filename = strdup(p.filename);
+        if (!c.filename)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < c.n_plugins; i++)
+                c.plugins[i].source = c.filename;
 
         *ret = c;
         c = RTF_CONFIG_NULL;
@@ -413,12 +424,14 @@ int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t
 }
 
 int rtf_config_default(uint32_t n_cpus, struct rtf_config *ret) {
-        /* Written as a config file, so the default goes through the same checks as any file. */
+        /* Written as a config file, so the default goes through the same checks as any file.
+         * data/conf/rtfd.conf says the same (tests/unit/test-config.c compares them). */
         static const char text[] =
                 "EDF EDF.so 100-100 all\n"
                 "RM  RM.so  50-89   all\n"
                 "FP  FP.so  1-89    all\n"
-                "RR  RR.so  1-89    all\n";
+                "RR  RR.so  1-89    all\n"
+                "set shared_cpus allow\n";
         char err[256];
 
         return rtf_config_parse(text, sizeof(text) - 1, "<built-in>", n_cpus, ret, err, sizeof(err));
@@ -431,6 +444,7 @@ void rtf_config_deinit(struct rtf_config *c) {
                 plugin_free(&c->plugins[i]);
         free(c->plugins);
         free(c->settings);
+        free(c->filename);
         *c = RTF_CONFIG_NULL;
 }
 

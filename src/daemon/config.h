@@ -7,6 +7,7 @@
  *   RM1     RM.so   50-99           1,2
  *   FP      FP.so   1-99            5-7
  *   set     latency_hint_us  0
+ *   set     shared_cpus      allow
  *
  * A plugin line has at least four columns; words after the core list are
  * plugin options (key=value) passed to the plugin unparsed.  Cores are a list
@@ -44,6 +45,7 @@ struct rtf_config_plugin {
         char **options;                 /* "key=value" */
         uint32_t n_options;
         unsigned line;
+        const char *source;             /* the file it came from (rtf_config.filename), for FILE:LINE */
 };
 
 struct rtf_config_setting {
@@ -57,6 +59,8 @@ struct rtf_config {
         uint32_t n_plugins;
         struct rtf_config_setting *settings;
         uint32_t n_settings;
+        char *filename;                 /* as given to rtf_config_parse(), for messages */
+        bool shared_cpus_allowed;       /* `set shared_cpus allow` */
 };
 
 #define RTF_CONFIG_NULL ((struct rtf_config){ 0 })
@@ -76,6 +80,14 @@ int rtf_config_parse(const char *buf, size_t len, const char *filename, uint32_t
 int rtf_config_default(uint32_t n_cpus, struct rtf_config *ret);
 
 void rtf_config_deinit(struct rtf_config *c);
+
+/*
+ * `set shared_cpus warn|allow` is the parser's own setting (the daemon does
+ * not see it as an unknown key): plugins that share CPUs are warned about
+ * (section 7.2 of the paper) unless the file says that it shares them on
+ * purpose, as the built-in default and the shipped rtfd.conf do.
+ */
+#define RTF_CONFIG_SHARED_CPUS "shared_cpus"
 
 /*
  * Section 7.2 of the paper: partially or wholly overlapping core sets of two

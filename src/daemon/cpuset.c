@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
+/*
+ * Which cgroup version's cpusets rtfd uses, the one-owner lock, and what
+ * both versions share (cpuset.h).  The partitions themselves are made by
+ * cpuset-v1.c or cpuset-v2.c.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cpuset.h"
+#include "cgroup-parse.h"
+#include "cpuset-private.h"
 #include "log.h"
 
-#define SYSTEM_SET "rtf-system"
+#define MOUNTINFO_MAX (1u << 20)
 
-static int write_file(const char *dir, const char *name, const char *value) {
-        char path[512];
+int cpuset_write_file(const char *dir, const char *name, const char *value) {
+        char path[1024];
         int fd, r = 0;
 
         snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -29,8 +35,8 @@ static int write_file(const char *dir, const char *name, const char *value) {
         return r;
 }
 
-static int read_file(const char *dir, const char *name, char *buf, size_t size) {
-        char path[512];
+int cpuset_read_file(const char *dir, const char *name, char *buf, size_t size) {
+        char path[1024];
         ssize_t n;
         int fd;
 
@@ -48,27 +54,7 @@ static int read_file(const char *dir, const char *name, char *buf, size_t size) 
         return 0;
 }
 
-/* Move every thread listed in from/tasks into to/tasks; kernel threads that
- * may not move are left where they are. */
-static unsigned move_all_tasks(const char *from, const char *to) {
-        char path[512], line[32];
-        unsigned moved = 0;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/tasks", from);
-        f = fopen(path, "re");
-        if (!f)
-                return 0;
-        while (fgets(line, sizeof(line), f)) {
-                line[strcspn(line, "\n")] = 0;
-                if (write_file(to, "tasks", line) >= 0)
-                        moved++;
-        }
-        fclose(f);
-        return moved;
-}
-
-static void cpu_list(char *buf, size_t size, const struct cpuset *cs, bool partitioned) {
+void cpuset_cpu_list(char *buf, size_t size, const struct cpuset *cs, bool partitioned) {
         size_t len = 0;
 
         buf[0] = 0;
@@ -77,206 +63,230 @@ static void cpu_list(char *buf, size_t size, const struct cpuset *cs, bool parti
                         len += snprintf(buf + len, size - len, "%s%" PRIu32, len ? "," : "", c);
 }
 
-/* Tasks that are exiting cannot be moved but keep the cpuset busy until they
- * are gone, and tasks forked meanwhile land in it: retry for a while. */
-#define REMOVE_TRIES 100
-#define REMOVE_RETRY_USEC 10000
+static int read_whole(const char *path, char *buf, size_t size, size_t *ret_len) {
+        size_t len = 0;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-static void remove_set(const char *root, const char *name) {
-        char dir[512];
-        int r = 0;
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, size - len);
 
-        snprintf(dir, sizeof(dir), "%s/%s", root, name);
-        for (int i = 0; i < REMOVE_TRIES; i++) {
-                move_all_tasks(dir, root);
-                r = rmdir(dir) < 0 ? -errno : 0;
-                if (r != -EBUSY)
+                if (n < 0) {
+                        n = -errno;
+                        close(fd);
+                        return (int)n;
+                }
+                if (n == 0)
                         break;
-                usleep(REMOVE_RETRY_USEC);
+                len += (size_t)n;
+                if (len == size) {
+                        close(fd);
+                        return -EFBIG;
+                }
         }
-        if (r < 0 && r != -ENOENT)
-                log_warning_errno(r, "Failed to remove cpuset %s: %m", dir);
+        close(fd);
+        *ret_len = len;
+        return 0;
 }
 
-void cpuset_cleanup_stale(const char *root) {
-        struct dirent *de;
-        DIR *d;
-        bool found = false;
+/* v2 owns the controller when it is listed in the root's cgroup.controllers. */
+static bool v2_has_cpuset(const char *mount) {
+        char list[1024];
 
-        d = opendir(root);
-        if (!d)
-                return;
-        while ((de = readdir(d))) {
-                if (de->d_type != DT_DIR || strncmp(de->d_name, "rtf-", 4) != 0)
-                        continue;
-                if (!found)
-                        log_notice("Removing cpusets left by an earlier rtfd under %s", root);
-                found = true;
-                remove_set(root, de->d_name);
-        }
-        closedir(d);
-        if (found)
-                write_file(root, "cpuset.sched_load_balance", "1");
+        return cpuset_read_file(mount, "cgroup.controllers", list, sizeof(list)) >= 0 &&
+                cgroup_list_has(list, "cpuset");
 }
 
-int cpuset_setup(struct cpuset *cs, const char *root, uint32_t n_cpus,
-                 const bool *want, bool any_wanted) {
-        char buf[4096], mems[256], dir[512];
-        uint32_t n_want = 0;
+/* The cgroup rtfd runs in, relative to the v2 mount: "" for the root. */
+static int own_v2_cgroup(char *ret, size_t size) {
+        char buf[4096];
+        size_t len = 0;
+        int r = read_whole("/proc/self/cgroup", buf, sizeof(buf), &len);
+
+        if (r >= 0)
+                r = cgroup_parse_v2_path(buf, len, ret, size);
+        if (r < 0)
+                return r;
+        if (strcmp(ret, "/") == 0)
+                ret[0] = 0;
+        return 0;
+}
+
+/*
+ * Fill cs->version, root and base: an explicit root by its file system's
+ * type, otherwise the hierarchy that owns the cpuset controller according
+ * to mountinfo.  A controller is bound to one hierarchy at a time: v1 when a
+ * v1 hierarchy was mounted with it, else the unified one.  Logs the choice.
+ */
+static int select_version(struct cpuset *cs, const char *root, bool any_wanted) {
+        struct cgroup_mounts m = { "", "" };
+        struct statfs sfs;
         int r;
 
-        *cs = CPUSET_NULL;
-        snprintf(cs->root, sizeof(cs->root), "%s", root);
-        cs->n_cpus = MIN(n_cpus, (uint32_t)CPUSET_MAX_CPUS);
+        if (root) {
+                if (statfs(root, &sfs) < 0 ||
+                    (sfs.f_type != CGROUP_SUPER_MAGIC && sfs.f_type != CGROUP2_SUPER_MAGIC)) {
+                        if (any_wanted)
+                                log_notice("%s is not a cgroup file system: SCHED_DEADLINE runs in global mode", root);
+                        return CPUSET_E_UNAVAILABLE;
+                }
+                if (sfs.f_type == CGROUP_SUPER_MAGIC)
+                        snprintf(m.v1_cpuset, sizeof(m.v1_cpuset), "%s", root);
+                else
+                        snprintf(m.v2, sizeof(m.v2), "%s", root);
+        } else {
+                _cleanup_(freep) char *buf = malloc(MOUNTINFO_MAX);
+                size_t len = 0;
 
-        if (read_file(root, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
-            read_file(root, "cpuset.mems", mems, sizeof(mems)) < 0) {
-                if (any_wanted)
-                        log_notice("No cgroup v1 cpuset hierarchy at %s: SCHED_DEADLINE runs in global mode", root);
-                return CPUSET_E_UNAVAILABLE;
+                if (!buf)
+                        return -ENOMEM;
+                r = read_whole("/proc/self/mountinfo", buf, MOUNTINFO_MAX, &len);
+                if (r >= 0)
+                        r = cgroup_parse_mountinfo(buf, len, &m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read /proc/self/mountinfo: %m");
         }
-        cs->lock_fd = open(CPUSET_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (cs->lock_fd < 0)
-                return log_error_errno(errno, "Failed to open %s: %m", CPUSET_LOCK_FILE);
-        if (flock(cs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-                cs->lock_fd = safe_close(cs->lock_fd);
-                if (errno != EWOULDBLOCK)
-                        return log_error_errno(errno, "Failed to lock %s: %m", CPUSET_LOCK_FILE);
-                if (any_wanted)
-                        log_notice("Another rtfd owns the cpuset partitions: SCHED_DEADLINE runs in global mode");
-                return CPUSET_E_BUSY;
-        }
-        /* Nobody owns the rtf cpusets that exist: a crashed rtfd left them. */
-        cpuset_cleanup_stale(root);
 
-        for (uint32_t c = 0; c < cs->n_cpus && any_wanted; c++)
-                n_want += want[c];
-        if (n_want == 0) {
-                cs->lock_fd = safe_close(cs->lock_fd);
+        if (m.v1_cpuset[0]) {
+                char cpus[16];
+
+                if (cpuset_read_file(m.v1_cpuset, "cpuset.cpus", cpus, sizeof(cpus)) < 0) {
+                        if (any_wanted)
+                                log_notice("No cgroup v1 cpuset hierarchy at %s: SCHED_DEADLINE runs in global mode",
+                                           m.v1_cpuset);
+                        return CPUSET_E_UNAVAILABLE;
+                }
+                cs->version = CPUSET_V1;
+                snprintf(cs->root, sizeof(cs->root), "%s", m.v1_cpuset);
+                log_info("cpusets: cgroup v1 at %s (%s)", cs->root,
+                         root ? "--cpuset-root" : "a v1 hierarchy owns the cpuset controller");
                 return 0;
         }
+        if (m.v2[0] && v2_has_cpuset(m.v2)) {
+                char base[sizeof(cs->base)];
+
+                r = own_v2_cgroup(base, sizeof(base));
+                if (r < 0)
+                        return log_error_errno(r, "Failed to find rtfd's own cgroup in /proc/self/cgroup: %m");
+                cs->version = CPUSET_V2;
+                snprintf(cs->root, sizeof(cs->root), "%s", m.v2);
+                snprintf(cs->base, sizeof(cs->base), "%s", base);
+                log_info("cpusets: cgroup v2 partitions under %s%s/rtf (%s)", cs->root, cs->base,
+                         root ? "--cpuset-root" : "the unified hierarchy owns the cpuset controller");
+                return 0;
+        }
+        if (any_wanted) {
+                if (m.v2[0])
+                        log_notice("No cpuset controller: no cgroup v1 cpuset hierarchy is mounted and %s/cgroup.controllers "
+                                   "does not list cpuset (held by a v1 hierarchy that is not mounted here?): "
+                                   "SCHED_DEADLINE runs in global mode", m.v2);
+                else
+                        log_notice("No cgroup file system with the cpuset controller is mounted: "
+                                   "SCHED_DEADLINE runs in global mode");
+        }
+        return CPUSET_E_UNAVAILABLE;
+}
+
+int cpuset_plan(struct cpuset *cs, uint32_t n_cpus, const bool *want, bool any_wanted) {
+        uint32_t n_want = 0;
+
+        cs->n_cpus = MIN(n_cpus, (uint32_t)CPUSET_MAX_CPUS);
+        cs->active = false;
+        memset(cs->partitioned, 0, sizeof(cs->partitioned));
+        for (uint32_t c = 0; c < cs->n_cpus && any_wanted; c++)
+                n_want += want[c];
+        if (n_want == 0)
+                return 0;
         if (n_want >= cs->n_cpus) {
-                cs->lock_fd = safe_close(cs->lock_fd);
                 log_notice("Partitioning all %" PRIu32 " CPUs would leave none for the rest of the system: "
                            "SCHED_DEADLINE runs in global mode", cs->n_cpus);
                 return CPUSET_E_NO_CPU_LEFT;
         }
-
-        r = read_file(root, "cpuset.sched_load_balance", buf, sizeof(buf));
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s/cpuset.sched_load_balance: %m", root);
-        cs->saved_load_balance = buf[0] == '1';
-
         for (uint32_t c = 0; c < cs->n_cpus; c++)
                 cs->partitioned[c] = want[c];
-
-        /* First the balanced home of everything else, then the partitions. */
-        snprintf(dir, sizeof(dir), "%s/" SYSTEM_SET, root);
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "Failed to create cpuset %s: %m", dir);
-        cpu_list(buf, sizeof(buf), cs, false);
-        if ((r = write_file(dir, "cpuset.cpus", buf)) < 0 ||
-            (r = write_file(dir, "cpuset.mems", mems)) < 0) {
-                log_error_errno(r, "Failed to configure cpuset %s: %m", dir);
-                goto fail;
-        }
-        for (uint32_t c = 0; c < cs->n_cpus; c++) {
-                char cpu[16];
-
-                if (!cs->partitioned[c])
-                        continue;
-                snprintf(dir, sizeof(dir), "%s/rtf-cpu%" PRIu32, root, c);
-                snprintf(cpu, sizeof(cpu), "%" PRIu32, c);
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                        r = log_error_errno(errno, "Failed to create cpuset %s: %m", dir);
-                        goto fail;
-                }
-                if ((r = write_file(dir, "cpuset.cpus", cpu)) < 0 ||
-                    (r = write_file(dir, "cpuset.mems", mems)) < 0 ||
-                    (r = write_file(dir, "cpuset.cpu_exclusive", "1")) < 0 ||
-                    (r = write_file(dir, "cpuset.sched_load_balance", "1")) < 0) {
-                        log_error_errno(r, "Failed to configure cpuset %s: %m", dir);
-                        goto fail;
-                }
-        }
         cs->active = true;
-
-        /* Twice: processes forked while the first pass ran are caught by the second. */
-        snprintf(dir, sizeof(dir), "%s/" SYSTEM_SET, root);
-        move_all_tasks(root, dir);
-        move_all_tasks(root, dir);
-        r = write_file(root, "cpuset.sched_load_balance", "0");
-        if (r < 0) {
-                log_error_errno(r, "Failed to turn off load balancing at the cpuset root: %m");
-                goto fail;
-        }
-        cpu_list(buf, sizeof(buf), cs, true);
-        log_info("SCHED_DEADLINE partitions (root domains) on CPU %s; the rest of the system runs in %s", buf, dir);
         return 0;
-fail:
-        cpuset_teardown(cs);
+}
+
+int cpuset_setup(struct cpuset *cs, const char *root, uint32_t n_cpus,
+                 const bool *want, bool any_wanted) {
+        struct cpuset plan = CPUSET_NULL;
+        int r;
+
+        *cs = CPUSET_NULL;
+        cs->n_cpus = MIN(n_cpus, (uint32_t)CPUSET_MAX_CPUS);
+
+        r = select_version(cs, root, any_wanted);
+        if (r != 0)
+                return r;
+        cs->lock_fd = open(CPUSET_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (cs->lock_fd < 0) {
+                r = -errno;
+                if (r == -EACCES || r == -EPERM)
+                        return log_error_errno(r, "Cannot open the cpuset lock file %s: %m. Only root may partition "
+                                               "CPUs: run rtfd as root", CPUSET_LOCK_FILE);
+                return log_error_errno(r, "Failed to open %s: %m", CPUSET_LOCK_FILE);
+        }
+        if (flock(cs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                r = -errno;
+                cs->lock_fd = safe_close(cs->lock_fd);
+                if (r != -EWOULDBLOCK)
+                        return log_error_errno(r, "Failed to lock %s: %m", CPUSET_LOCK_FILE);
+                if (any_wanted)
+                        log_notice("Another rtfd owns the cpuset partitions: SCHED_DEADLINE runs in global mode");
+                return CPUSET_E_BUSY;
+        }
+        /* Nobody owns the rtf cgroups that exist: a crashed rtfd left them. */
+        if (cs->version == CPUSET_V1)
+                cpuset_v1_cleanup_stale(cs->root);
+        else
+                cpuset_v2_cleanup_stale(cs);
+
+        r = cpuset_plan(&plan, n_cpus, want, any_wanted);
+        if (r != 0 || !plan.active) {
+                cs->lock_fd = safe_close(cs->lock_fd);
+                return r;
+        }
+        memcpy(cs->partitioned, plan.partitioned, sizeof(cs->partitioned));
+        r = cs->version == CPUSET_V1 ? cpuset_v1_setup(cs) : cpuset_v2_setup(cs);
+        if (r < 0)
+                cpuset_teardown(cs);
         return r;
 }
 
 void cpuset_teardown(struct cpuset *cs) {
-        if (!cs->active && !cs->root[0])
-                return;
         if (cs->active) {
-                write_file(cs->root, "cpuset.sched_load_balance", cs->saved_load_balance ? "1" : "0");
-                for (uint32_t c = 0; c < cs->n_cpus; c++) {
-                        char name[32];
-
-                        if (!cs->partitioned[c])
-                                continue;
-                        snprintf(name, sizeof(name), "rtf-cpu%" PRIu32, c);
-                        remove_set(cs->root, name);
-                }
-                remove_set(cs->root, SYSTEM_SET);
+                if (cs->version == CPUSET_V1)
+                        cpuset_v1_teardown(cs);
+                else if (cs->version == CPUSET_V2)
+                        cpuset_v2_teardown(cs);
                 log_info("SCHED_DEADLINE partitions removed");
         }
+        for (size_t i = 0; i < cs->n_origins; i++)
+                free(cs->origins[i].path);
+        free(cs->origins);
+        cs->origins = NULL;
+        cs->n_origins = 0;
         cs->active = false;
         memset(cs->partitioned, 0, sizeof(cs->partitioned));
         cs->lock_fd = safe_close(cs->lock_fd);
 }
 
 int cpuset_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
-        char dir[512], id[32];
-
         if (!cs->active)
                 return 0;
         if (cpu >= 0 && ((uint32_t)cpu >= cs->n_cpus || !cs->partitioned[cpu]))
                 return -EINVAL;
-        if (cpu >= 0)
-                snprintf(dir, sizeof(dir), "%s/rtf-cpu%d", cs->root, cpu);
-        else
-                snprintf(dir, sizeof(dir), "%s/" SYSTEM_SET, cs->root);
-        snprintf(id, sizeof(id), "%d", (int)tid);
-        return write_file(dir, "tasks", id);
+        return cs->version == CPUSET_V2 ? cpuset_v2_move_thread(cs, tid, cpu) : cpuset_v1_move_thread(cs, tid, cpu);
 }
 
 int cpuset_rebuild_root_domains(struct cpuset *cs, const char *root) {
-        char dir[512];
-        int r;
-
-        /* Any change of sched_load_balance makes the kernel rebuild the root
-         * domains below it and recount the DEADLINE bandwidth of the tasks that
-         * really exist.  With partitions, only the partitions are toggled, so
-         * that no pinned DEADLINE thread ever sees a domain wider than its CPU. */
-        if (!cs->active) {
-                r = write_file(root, "cpuset.sched_load_balance", "0");
-                if (r < 0)
-                        return r;
-                return write_file(root, "cpuset.sched_load_balance", "1");
-        }
-        for (uint32_t c = 0; c < cs->n_cpus; c++) {
-                if (!cs->partitioned[c])
-                        continue;
-                snprintf(dir, sizeof(dir), "%s/rtf-cpu%" PRIu32, cs->root, c);
-                r = write_file(dir, "cpuset.sched_load_balance", "0");
-                if (r >= 0)
-                        r = write_file(dir, "cpuset.sched_load_balance", "1");
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        if (cs->version == CPUSET_V2)
+                return cpuset_v2_rebuild_root_domains(cs);
+        if (!cs->active && !root)
+                root = cs->root[0] ? cs->root : NULL;
+        if (!cs->active && !root)
+                return -EOPNOTSUPP;
+        return cpuset_v1_rebuild_root_domains(cs, root);
 }

@@ -121,7 +121,8 @@ static void help(void) {
                "  -s, --socket PATH     listening socket (default %s)\n"
                "  -p, --plugindir DIR   where plugins are loaded from (default %s)\n"
                "      --default-config  use the built-in default, ignoring any file\n"
-               "      --cpuset-root DIR cgroup v1 cpuset hierarchy (default /sys/fs/cgroup/cpuset)\n"
+               "      --cpuset-root DIR a cgroup v1 cpuset hierarchy or a cgroup2 mount (default:\n"
+               "                        the one that owns the cpuset controller)\n"
                "      --state-file FILE threads rtfd promoted, to demote them after a crash\n"
                "                        (default: " DEFAULT_STATE_NAME " beside the socket)\n"
                "  -f, --foreground      stay in the foreground (rtfd never forks; accepted\n"
@@ -153,7 +154,6 @@ int main(int argc, char **argv) {
         struct manager_options mo = {
                 .acl_path = DEFAULT_ACL,
                 .plugindir = RTF_PLUGINDIR,
-                .cpuset_root = "/sys/fs/cgroup/cpuset",
                 .limits = LIMITS_DEFAULT,
         };
         struct server_options so = {
@@ -262,6 +262,13 @@ int main(int argc, char **argv) {
                 return EXIT_FAILURE;
         }
         r = manager_init(&mo);
+        if (r == -EACCES || r == -EPERM) {
+                /* A file rtfd may not open (the cpuset lock, a config or
+                 * plugin it may not read): the message above names it. */
+                log_error("Refusing to start: permission denied (see above)%s",
+                          geteuid() != 0 ? "; rtfd must run as root" : "");
+                return EXIT_FAILURE;
+        }
         if (r < 0) {
                 log_error("Refusing to start: configuration %s is not usable",
                           mo.config_path ? mo.config_path : "(built-in default)");

@@ -111,8 +111,9 @@ static void log_set(const struct plugin_set *set, bool builtin) {
                          manager_policy_name(p), p->config.prio_min, p->config.prio_max, cpus);
         }
         if (builtin)
-                log_info("No configuration file: built-in default (all plugins share every CPU; "
-                         "SCHED_DEADLINE runs in global mode)");
+                log_info("No configuration file: the built-in default");
+        if (set->config.shared_cpus_allowed)
+                log_info("Plugins share CPUs on purpose (set shared_cpus allow)");
         else
                 rtf_config_for_each_overlap(&set->config, warn_overlap, (void *)&set->config);
 }
@@ -173,6 +174,8 @@ static int apply_settings(const struct rtf_config *c) {
         for (uint32_t i = 0; i < c->n_settings; i++) {
                 bool ok = false;
 
+                if (strcmp(c->settings[i].key, RTF_CONFIG_SHARED_CPUS) == 0)
+                        continue;       /* the parser's own */
                 if (strcmp(c->settings[i].key, "latency_hint") == 0) {
                         if (strcmp(c->settings[i].value, "off") != 0)
                                 return log_error_errno(EINVAL, "%s:%u: set latency_hint: only \"off\" is known "
@@ -218,23 +221,32 @@ static void recount_policy(void) {
                 access_count(s->owner, s->plugin->name, s->acl_util_ppb, true);
 }
 
+/* What manager_init() does, on a scratch context, without the kernel: the
+ * partitions are planned, not made; the plugins are initialised and
+ * unloaded, so their options are checked by their own code. */
 int manager_check_config(const struct manager_options *o) {
+        struct acl_policy policy = ACL_POLICY_NULL;
         struct plugin_set set = { 0 };
         int r;
 
         mgr.opt = mgr.base = *o;
         mgr.n_cpus = online_cpus();
-        struct acl_policy policy = ACL_POLICY_NULL;
-
+        mgr.cpuset = CPUSET_NULL;
         r = read_config(o->config_path, mgr.n_cpus, &set.config);
         if (r >= 0)
                 r = apply_settings(&set.config);
         if (r >= 0)
                 r = wants_partitions(&set.config, &set);
         if (r >= 0)
+                r = cpuset_plan(&mgr.cpuset, mgr.n_cpus, set.wants_partition, set.any_partition);
+        if (r >= 0)
+                r = set_load(&set);
+        if (r >= 0)
                 r = parse_policy(&set.config, &policy);
+        if (r >= 0)
+                log_set(&set, !o->config_path);
         acl_policy_deinit(&policy);
-        rtf_config_deinit(&set.config);
+        set_unload(&set);
         return r;
 }
 

@@ -22,7 +22,9 @@ _printf_(3, 4) static void host_log(void *data, int level, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        log_full(level < LOG_ERR ? LOG_ERR : level, "plugin %s: %s", p->name, msg);
+        /* The config line that made this instance: its options and range are
+         * what a plugin complains about. */
+        log_full(level < LOG_ERR ? LOG_ERR : level, "%s:%u: plugin %s: %s", p->source, p->line, p->name, msg);
 }
 
 static void host_task_updated(void *data, struct rtf_plugin_task *task) {
@@ -117,6 +119,7 @@ int plugin_load(struct plugin *p, const struct rtf_config_plugin *cfg, const cha
         snprintf(p->name, sizeof(p->name), "%s", cfg->name);
         snprintf(p->file, sizeof(p->file), "%s", cfg->file);
         p->line = cfg->line;
+        p->source = cfg->source ? cfg->source : "<config>";
 
         p->dl = open_checked(cfg, plugindir, &p->fd, &r);
         if (!p->dl)
@@ -164,7 +167,7 @@ int plugin_load(struct plugin *p, const struct rtf_config_plugin *cfg, const cha
         p->hops = hops;
         r = p->ops->init(&p->host, &p->config, &p->state);
         if (r < 0) {
-                log_error("Line %u: plugin %s (%s) failed to initialise: %s", cfg->line, p->name,
+                log_error("%s:%u: plugin %s (%s) failed to initialise: %s", p->source, cfg->line, p->name,
                           p->file, strerror(-r));
                 goto fail;
         }

@@ -24,6 +24,7 @@ struct plugin {
         char name[RTF_PLUGIN_NAME_MAX]; /* the instance name from the config */
         char file[RTF_CONFIG_WORD_MAX];
         unsigned line;
+        const char *source;             /* the config file, for FILE:LINE (owned by the config) */
         void *dl;
         int fd;                         /* the file dl was loaded from, see open_checked() */
         const struct rtf_plugin_ops *ops;

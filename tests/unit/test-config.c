@@ -344,6 +344,21 @@ static void test_settings(void) {
                 CHECK_EQ(c.settings[1].line, 3);
         rtf_config_deinit(&c);
 
+        /* shared_cpus is the parser's: checked here, so --check-config and a start agree. */
+        CHECK_EQ(parse("A a.so 1 0\nset shared_cpus allow\n", 1, &c), 0);
+        CHECK(c.shared_cpus_allowed);
+        rtf_config_deinit(&c);
+        CHECK_EQ(parse("A a.so 1 0\nset shared_cpus warn\n", 1, &c), 0);
+        CHECK(!c.shared_cpus_allowed);
+        rtf_config_deinit(&c);
+        CHECK_EQ(parse("A a.so 1 0\n", 1, &c), 0);
+        CHECK(!c.shared_cpus_allowed);
+        CHECK(c.filename && strcmp(c.filename, FILENAME) == 0);
+        if (c.n_plugins == 1)
+                CHECK(c.plugins[0].source == c.filename);
+        rtf_config_deinit(&c);
+        EXPECT_ERROR("A a.so 1 0\nset shared_cpus yes\n", 1, 2, "neither \"warn\" nor \"allow\"");
+
         EXPECT_ERROR("A a.so 1 0\nset x\n", 1, 2, "expected: set KEY VALUE");
         EXPECT_ERROR("A a.so 1 0\nset\n", 1, 2, "expected: set KEY VALUE");
         EXPECT_ERROR("A a.so 1 0\nset x 1 2\n", 1, 2, "expected: set KEY VALUE");
@@ -554,7 +569,8 @@ static void test_default(void) {
 
         CHECK_EQ(rtf_config_default(4, &c), 0);
         CHECK_EQ(c.n_plugins, 4);
-        CHECK_EQ(c.n_settings, 0);
+        CHECK_EQ(c.n_settings, 1);
+        CHECK(c.shared_cpus_allowed);
         if (c.n_plugins == 4) {
                 static const struct {
                         const char *name, *file;
@@ -586,6 +602,48 @@ static void test_default(void) {
         CHECK(c.plugins == NULL);
 }
 
+/* data/conf/rtfd.conf says it matches the built-in default: the same plugin
+ * set and settings, so that both start alike (and without overlap warnings). */
+static void test_shipped_file_is_the_default(void) {
+        const char *path = getenv("RTF_SHIPPED_CONFIG");
+        struct rtf_config d = RTF_CONFIG_NULL, f = RTF_CONFIG_NULL;
+        char buf[8192];
+        size_t len;
+        FILE *in;
+
+        CHECK(path != NULL);
+        in = path ? fopen(path, "re") : NULL;
+        CHECK(in != NULL);
+        if (!in)
+                return;
+        len = fread(buf, 1, sizeof(buf), in);
+        fclose(in);
+        for (uint32_t n_cpus = 1; n_cpus <= 8; n_cpus++) {
+                CHECK_EQ(rtf_config_default(n_cpus, &d), 0);
+                CHECK_EQ(parse_n(buf, len, n_cpus, &f), 0);
+                CHECK_EQ(f.n_plugins, d.n_plugins);
+                CHECK_EQ(f.n_settings, d.n_settings);
+                CHECK_EQ(f.shared_cpus_allowed, d.shared_cpus_allowed);
+                for (uint32_t i = 0; i < f.n_plugins && i < d.n_plugins; i++) {
+                        const struct rtf_config_plugin *a = &f.plugins[i], *b = &d.plugins[i];
+
+                        CHECK(strcmp(a->name, b->name) == 0);
+                        CHECK(strcmp(a->file, b->file) == 0);
+                        CHECK_EQ(a->prio_min, b->prio_min);
+                        CHECK_EQ(a->prio_max, b->prio_max);
+                        CHECK_EQ(a->n_cpus, b->n_cpus);
+                        CHECK(a->n_cpus == b->n_cpus && memcmp(a->cpus, b->cpus, a->n_cpus * sizeof(*a->cpus)) == 0);
+                        CHECK_EQ(a->n_options, b->n_options);
+                }
+                for (uint32_t i = 0; i < f.n_settings && i < d.n_settings; i++) {
+                        CHECK(strcmp(f.settings[i].key, d.settings[i].key) == 0);
+                        CHECK(strcmp(f.settings[i].value, d.settings[i].value) == 0);
+                }
+                rtf_config_deinit(&d);
+                rtf_config_deinit(&f);
+        }
+}
+
 int main(void) {
         test_listing2();
         test_cores();
@@ -598,5 +656,6 @@ int main(void) {
         test_args();
         test_overlaps();
         test_default();
+        test_shipped_file_is_the_default();
         return test_done();
 }
