@@ -159,6 +159,22 @@ static void origin_forget(struct cpuset *cs, struct cpuset_origin *o) {
         *o = cs->origins[--cs->n_origins];
 }
 
+/* Whether the process of a record is (still) in rtf/: it may have exited,
+ * and its pid may belong to another process by now. */
+static bool origin_valid(const struct cpuset *cs, const struct cpuset_origin *o) {
+        char proc[64], cg[PATH_LEN], rtf[PATH_LEN];
+
+        snprintf(proc, sizeof(proc), "/proc/%d", (int)o->pid);
+        snprintf(rtf, sizeof(rtf), "%s/" RTF_DIR, cs->base);
+        return cgroup_of(proc, cg, sizeof(cg)) >= 0 && strcmp(cg, rtf) == 0;
+}
+
+static void origins_prune(struct cpuset *cs) {
+        for (size_t i = cs->n_origins; i-- > 0;)
+                if (!origin_valid(cs, &cs->origins[i]))
+                        origin_forget(cs, &cs->origins[i]);
+}
+
 /* Processes that moved into rtf/ go back where they came from (or to the
  * root if that is gone); the rest of rtf/ (after a crash: unknown origin)
  * goes to the root. */
@@ -169,7 +185,7 @@ static void put_back_processes(struct cpuset *cs) {
                 struct cpuset_origin *o = &cs->origins[cs->n_origins - 1];
 
                 snprintf(dir, sizeof(dir), "%s%s", cs->root, o->path);
-                if (write_id(dir, "cgroup.procs", o->pid) < 0)
+                if (origin_valid(cs, o) && write_id(dir, "cgroup.procs", o->pid) < 0)
                         write_id(cs->root, "cgroup.procs", o->pid);
                 origin_forget(cs, o);
         }
@@ -374,6 +390,10 @@ int cpuset_v2_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
                 return r;
         rtf_path(cs, rtf, sizeof(rtf));
         o = origin_find(cs, pid);
+        if (o && !origin_valid(cs, o)) {
+                origin_forget(cs, o);
+                o = NULL;
+        }
         if (cpu < 0) {
                 if (!o)
                         return 0;       /* never moved: nothing to undo */
@@ -390,6 +410,8 @@ int cpuset_v2_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
         if (!o) {
                 struct cpuset_origin *grown;
 
+                if (cs->n_origins >= CPUSET_MAX_ORIGINS)
+                        origins_prune(cs);
                 if (cs->n_origins >= CPUSET_MAX_ORIGINS)
                         return log_error_errno(ENOSPC, "More than %d processes with threads in cpuset partitions",
                                                CPUSET_MAX_ORIGINS);
