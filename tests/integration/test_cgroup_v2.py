@@ -201,3 +201,49 @@ def test_partitioned_edf_in_a_cgroup_v2_partition(rtfd):
     if point is not None:
         assert v1_cpuset_mount()[1] == V1
         assert read(os.path.join(V1, "cpuset.sched_load_balance")) == "1"
+
+
+def _remove_v2(v2, name):
+    d = os.path.join(v2, name)
+    if not os.path.isdir(d):
+        return
+    for sub in os.listdir(d):
+        if os.path.isdir(os.path.join(d, sub)):
+            _remove_v2(v2, os.path.join(name, sub))
+    for f in ("cgroup.procs",):
+        try:
+            for pid in read(os.path.join(d, f)).split():
+                with open(os.path.join(v2, "cgroup.procs"), "w") as out:
+                    out.write(pid)
+        except OSError:
+            pass
+    os.rmdir(d)
+
+
+def test_rtfd_places_threads_on_a_real_unified_hierarchy(build):
+    """What of the v2 path runs without the cpuset controller, runs here:
+    rtfd's own code (cpuset-v2.c, through tests/integration/cgroup-v2-moves.c)
+    moves a thread into the threaded partition cgroup (its process into the
+    threaded domain rtf/, since the kernel refuses a thread whose process is
+    outside: ENOTSUP), gives the process back to the cgroup it came from when
+    its thread leaves, and removes everything at teardown."""
+    v2 = v2_mount()
+    if v2 is None:
+        pytest.skip("no cgroup2 file system is mounted")
+    helper = os.path.join(build.path, "tests", "integration", "cgroup-v2-moves")
+    for name in ("rtf", "rtf-test-origin"):
+        assert not os.path.exists(os.path.join(v2, name)), f"{v2}/{name} exists: is an rtfd using cgroup v2?"
+    try:
+        r = subprocess.run([helper, v2], capture_output=True, text=True, timeout=30)
+        out = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+        assert r.returncode == 0, r.stdout + r.stderr
+        for step, process, thread in (("start", "/rtf-test-origin", "/rtf-test-origin"),
+                                      ("partitioned", "/rtf", "/rtf/cpu1"),
+                                      ("released", "/rtf-test-origin", "/rtf-test-origin"),
+                                      ("again", "/rtf", "/rtf/cpu1"),
+                                      ("teardown", "/rtf-test-origin", "/rtf-test-origin")):
+            assert (out[f"{step} process"], out[f"{step} thread"]) == (process, thread), (step, r.stdout)
+        assert out["rtf left"] == "0", r.stdout
+    finally:
+        for name in ("rtf", "rtf-test-origin"):
+            _remove_v2(v2, name)
