@@ -252,6 +252,13 @@ int cpuset_setup(struct cpuset *cs, const char *root, uint32_t n_cpus,
         r = cs->version == CPUSET_V1 ? cpuset_v1_setup(cs) : cpuset_v2_setup(cs);
         if (r < 0)
                 cpuset_teardown(cs);
+        /* v2 partitions depend on what else holds exclusive CPUs and on the
+         * kernel version (the reason is logged above): rtfd starts all the
+         * same, without pinning, and says so. */
+        if (r < 0 && cs->version == CPUSET_V2) {
+                log_error("No cgroup v2 cpuset partitions: SCHED_DEADLINE runs in global mode");
+                return CPUSET_E_UNAVAILABLE;
+        }
         return r;
 }
 
