@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cgroup-parse.h"
@@ -113,6 +114,21 @@ static int own_v2_cgroup(char *ret, size_t size) {
         return 0;
 }
 
+/* systemd marks the cgroup of a unit with Delegate= by this extended
+ * attribute (systemd.resource-control(5), "Delegate="); below any other
+ * cgroup of its tree rtfd would be making cgroups behind systemd's back. */
+static bool delegated(const char *mount, const char *cgroup) {
+        char path[1100], value[8];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s%s", mount, cgroup);
+        n = getxattr(path, "trusted.delegate", value, sizeof(value) - 1);
+        if (n <= 0)
+                return false;
+        value[n] = 0;
+        return value[0] == '1';
+}
+
 /*
  * Fill cs->version, root and base: an explicit root by its file system's
  * type, otherwise the hierarchy that owns the cpuset controller according
@@ -169,6 +185,11 @@ static int select_version(struct cpuset *cs, const char *root, bool any_wanted) 
                 r = own_v2_cgroup(base, sizeof(base));
                 if (r < 0)
                         return log_error_errno(r, "Failed to find rtfd's own cgroup in /proc/self/cgroup: %m");
+                if (base[0] && !delegated(m.v2, base)) {
+                        log_notice("rtfd's cgroup %s is not delegated to it (no Delegate= in its unit): the cpuset "
+                                   "partitions are made at the top of the cgroup v2 hierarchy", base);
+                        base[0] = 0;
+                }
                 cs->version = CPUSET_V2;
                 snprintf(cs->root, sizeof(cs->root), "%s", m.v2);
                 snprintf(cs->base, sizeof(cs->base), "%s", base);
