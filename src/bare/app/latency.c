@@ -25,14 +25,13 @@ struct run {
 
 static void measure_body(long data) {
         struct run *r = (struct run *) data;
-        RTIME expected = rt_get_time() + r->period;
+        RT_TASK *me = rt_whoami();
 
-        /* The first release is one period after make_periodic: the task itself waits first. */
+        /* Expected: the release of the job, on the grid of make_periodic's start time. */
         for (uint32_t i = 0; i < r->samples; i++) {
                 if (rt_task_wait_period() == RTE_TMROVRN)
                         r->overruns++;
-                hist_add(&r->hist, count2nano(rt_get_time() - expected));
-                expected += r->period;
+                hist_add(&r->hist, rt_get_time_ns() - rt_task_release_ns(me));
         }
         if (r->has_load)
                 rt_task_delete(&r->load);

@@ -89,6 +89,8 @@ void rt_set_periodic_mode(void);
 int rt_printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* rtf extension: the periodic statistics (jobs, overruns, exhaustions, ignored waits). */
 int rt_task_stats(const RT_TASK *task, struct periodic_stats *ret);
+/* rtf extension: when the running job of a periodic task was released, in ns (rt_get_time_ns()). */
+RTIME rt_task_release_ns(const RT_TASK *task);
 /* rtf extension: CPU time the task has consumed, in ns. */
 RTIME rt_task_cpu_time_ns(const RT_TASK *task);
 /* rtf extension: bytes of the task's stack ever used (its high-water mark). */

@@ -51,7 +51,8 @@ struct kernel {
         bool periodic_mode;             /* rt_set_periodic_mode() */
         bool timer_running;             /* start_rt_timer() .. stop_rt_timer() */
         int64_t tick_ns;                /* periodic: the tick */
-        int64_t tick_time_ns;           /* periodic: when the last tick was due */
+        int64_t tick_time_ns;           /* periodic: when the last tick was due, on the grid */
+        int64_t tick_anchor_ns;         /* periodic: TSC time of that tick */
         uint32_t task_count;
         uint64_t timer_interrupts, switches;
         uint8_t fpu_init[108] __attribute__((aligned(16)));

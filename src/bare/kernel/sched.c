@@ -23,8 +23,19 @@ struct kernel *kernel_get(void) {
         return kernel_instance;
 }
 
+/*
+ * With a periodic timer, time follows the ticks (as in RTAI, where time is
+ * counted in ticks): the last tick's place on the grid plus the TSC time
+ * since that tick really fired.  Otherwise a calibration error of a few ppm
+ * between the timer and the TSC would move every release off its tick, by
+ * half a millisecond after the paper's 250,000 periods.
+ */
 int64_t kernel_now_ns(const struct kernel *k) {
-        return hwtimer_now_ns(&k->timer, rdtsc());
+        int64_t tsc_ns = hwtimer_now_ns(&k->timer, rdtsc());
+
+        if (k->periodic_mode && k->timer_running)
+                return k->tick_time_ns + (tsc_ns - k->tick_anchor_ns);
+        return tsc_ns;
 }
 
 void panic(const char *fmt, ...) {
@@ -193,10 +204,13 @@ uint32_t kernel_trap(struct kernel *k, struct trap_frame *f) {
                 k->timer_interrupts++;
                 k->armed_ns = INT64_MAX;
                 if (k->periodic_mode && k->timer_running) {
-                        /* The tick that is due now (the grid, not when the interrupt got through). */
-                        while (k->tick_time_ns + k->tick_ns <= now + k->tick_ns / 2)
-                                k->tick_time_ns += k->tick_ns;
-                        timed_expire(k, k->tick_time_ns + k->tick_ns / 2, now);
+                        /* One tick further on the grid; anchored where the hardware tick really was. */
+                        int64_t tsc_ns = hwtimer_now_ns(&k->timer, rdtsc());
+
+                        k->tick_time_ns += k->tick_ns;
+                        k->tick_anchor_ns = tsc_ns - (int64_t) hwtimer_since_tick_ns(&k->timer);
+                        now = kernel_now_ns(k);
+                        timed_expire(k, k->tick_time_ns, now);
                 } else if (k->timer_running) {
                         timed_expire(k, now, now);
                 }
@@ -440,7 +454,7 @@ int rt_change_prio(RT_TASK *task, int priority) {
 /* ---- time ----------------------------------------------------------------- */
 
 RTIME rt_get_time(void) {
-        return (RTIME) (rdtsc() - kernel_instance->timer.tsc0);
+        return nano2count(kernel_now_ns(kernel_instance));
 }
 
 RTIME rt_get_time_ns(void) {
@@ -525,7 +539,8 @@ RTIME start_rt_timer(int period) {
         if (k->periodic_mode) {
                 int64_t ns = count2nano(period > 0 ? period : nano2count(1000000));
 
-                k->tick_time_ns = kernel_now_ns(k);
+                k->tick_time_ns = hwtimer_now_ns(&k->timer, rdtsc());
+                k->tick_anchor_ns = k->tick_time_ns;
                 k->tick_ns = (int64_t) hwtimer_periodic(&k->timer, (uint64_t) ns);
                 r = nano2count(k->tick_ns);
         }
@@ -643,6 +658,10 @@ int rt_task_stats(const RT_TASK *task, struct periodic_stats *ret) {
                 return -EINVAL;
         *ret = task->core.stats;
         return 0;
+}
+
+RTIME rt_task_release_ns(const RT_TASK *task) {
+        return task_valid(task) && task->periodic ? task->core.job_release_ns : -EINVAL;
 }
 
 RTIME rt_task_cpu_time_ns(const RT_TASK *task) {

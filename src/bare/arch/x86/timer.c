@@ -64,8 +64,10 @@ static void calibrate(struct hwtimer *t) {
         outb(0x43, 0xb0);
         outb(0x42, PIT_CALIBRATE_LATCH & 0xff);
         outb(0x42, PIT_CALIBRATE_LATCH >> 8);
-        if (t->lapic)
+        if (t->lapic) {
                 t->lapic[LAPIC_INITIAL] = l0;
+                l0 = t->lapic[LAPIC_CURRENT];
+        }
         t0 = rdtsc();
         while (!(inb(0x61) & 0x20))
                 ;
@@ -103,6 +105,7 @@ int hwtimer_init(struct hwtimer *t, enum bare_clock want) {
         t->ns_to_cyc = scale_make(1000000000u, t->tsc_hz);
         if (t->lapic) {
                 t->ns_to_lapic = scale_make(1000000000u, t->lapic_hz);
+                t->lapic_to_ns = scale_make(t->lapic_hz, 1000000000u);
                 t->lapic[LAPIC_LVT_TIMER] = 0x40;                /* vector 0x40, one-shot, unmasked */
         } else {
                 outb(0x21, 0xfe);                                /* IRQ 0 only */
@@ -149,6 +152,7 @@ uint64_t hwtimer_periodic(struct hwtimer *t, uint64_t period_ns) {
                         c = 0xffffffffu;
                 t->lapic[LAPIC_LVT_TIMER] = 0x40 | LVT_PERIODIC;
                 t->lapic[LAPIC_INITIAL] = (uint32_t) c;
+                t->count = (uint32_t) c;
                 t->period_ns = c * 1000000000u / t->lapic_hz;
                 return t->period_ns;
         }
@@ -158,6 +162,7 @@ uint64_t hwtimer_periodic(struct hwtimer *t, uint64_t period_ns) {
                 c = 2;
         if (c > 0xffff)
                 c = 0xffff;
+        t->count = c;
         outb(0x43, 0x34);               /* channel 0, lo/hi, mode 2: rate generator */
         outb(0x40, (uint8_t) c);
         outb(0x40, (uint8_t) (c >> 8));
@@ -175,6 +180,19 @@ void hwtimer_stop(struct hwtimer *t) {
         outb(0x43, 0x30);               /* mode 0 with the longest count, and the line masked */
         outb(0x40, 0xff);
         outb(0x40, 0xff);
+}
+
+uint64_t hwtimer_since_tick_ns(const struct hwtimer *t) {
+        uint32_t now;
+
+        if (t->device == BARE_CLOCK_LAPIC) {
+                now = t->lapic[LAPIC_CURRENT];
+                return now <= t->count ? scale_apply(t->count - now, t->lapic_to_ns) : 0;
+        }
+        outb(0x43, 0x00);               /* latch channel 0 */
+        now = inb(0x40);
+        now |= (uint32_t) inb(0x40) << 8;
+        return now <= t->count ? (uint64_t) (t->count - now) * 1000000000u / PIT_HZ : 0;
 }
 
 void hwtimer_eoi(const struct hwtimer *t) {

@@ -22,7 +22,8 @@ struct hwtimer {
         uint64_t tsc0;                  /* TSC at boot: rt_get_time() counts from it */
         struct scale cyc_to_ns, ns_to_cyc;
         uint32_t lapic_hz;
-        struct scale ns_to_lapic;
+        struct scale ns_to_lapic, lapic_to_ns;
+        uint32_t count;                 /* periodic: counts per tick */
         volatile uint32_t *lapic;
         bool periodic;
         uint64_t period_ns;             /* periodic mode: the tick the hardware really has */
@@ -37,6 +38,8 @@ void hwtimer_oneshot(struct hwtimer *t, uint64_t delta_ns);
 /* Tick every period_ns (rounded to the device); returns the tick it has, in ns. */
 uint64_t hwtimer_periodic(struct hwtimer *t, uint64_t period_ns);
 void hwtimer_stop(struct hwtimer *t);
+/* Periodic mode: how long ago the current tick began (read from the counter). */
+uint64_t hwtimer_since_tick_ns(const struct hwtimer *t);
 void hwtimer_eoi(const struct hwtimer *t);
 
 static inline int64_t hwtimer_now_ns(const struct hwtimer *t, uint64_t tsc) {
