@@ -3,9 +3,12 @@
 """Boot rtf-bare in QEMU and check what it says: run-bare.py BUILD_DIR CASE
 
 CASE is one of: self, latency, overflow, fpu-misuse, pit, usage, size.  QEMU
-runs headless with instruction counting (-icount shift=auto,sleep=off), so
-guest time is deterministic enough for counts; no case asserts an absolute
-time.  Exits 0 on success, 1 on failure, 77 (skipped) without qemu-system-i386."""
+runs headless with a fixed instruction count (-icount shift=3,sleep=off: every
+guest instruction takes 8 ns of guest time, an idle guest skips ahead), so a
+run is the same to the byte every time.  shift=auto is not: it adapts the
+guest's speed to the host's, and on a loaded machine the same one-shot run
+gave an average latency of 4 us once and 84 us the next.  No case asserts an
+absolute time.  Exits 0 on success, 1 on failure, 77 (skipped) without qemu-system-i386."""
 import json
 import os
 import re
@@ -14,7 +17,7 @@ import subprocess
 import sys
 
 QEMU_ARGS = ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot", "-nic", "none",
-             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-icount", "shift=auto,sleep=off"]
+             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-icount", "shift=3,sleep=off"]
 # The limits the image is held to (the paper's: ~122 KiB image, ~370 KiB in memory).
 IMAGE_MAX_BYTES = 48 * 1024
 MEMORY_MAX_BYTES = 128 * 1024

@@ -51,6 +51,7 @@ struct rt_task_struct {
         bool periodic;
         uint64_t cpu_ns;                /* CPU time consumed */
         int64_t budget_deadline_ns;     /* when the running task's budget ends, INT64_MAX: none */
+        uint64_t budget_overshoot_max_ns; /* CPU used past the budget when it was stopped, at most */
         struct periodic core;           /* src/shared/task/: releases, budget, statistics */
         void (*entry)(long);
         long data;
@@ -89,6 +90,8 @@ void rt_set_periodic_mode(void);
 int rt_printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* rtf extension: the periodic statistics (jobs, overruns, exhaustions, ignored waits). */
 int rt_task_stats(const RT_TASK *task, struct periodic_stats *ret);
+/* rtf extension: the most CPU time the task used past its budget before it was stopped, in ns. */
+RTIME rt_task_budget_overshoot_ns(const RT_TASK *task);
 /* rtf extension: when the running job of a periodic task was released, in ns (rt_get_time_ns()). */
 RTIME rt_task_release_ns(const RT_TASK *task);
 /* rtf extension: CPU time the task has consumed, in ns. */

@@ -149,6 +149,10 @@ static RT_TASK *pick(struct kernel *k, int64_t now) {
                         t->budget_deadline_ns = now + (int64_t) b.left_ns;
                         return t;
                 }
+                /* How far past its budget the task got: the timer's and this path's latency. */
+                uint64_t used = t->cpu_ns - t->core.window_cpu_ns;
+                if (used > t->core.budget_ns && used - t->core.budget_ns > t->budget_overshoot_max_ns)
+                        t->budget_overshoot_max_ns = used - t->core.budget_ns;
                 state_set(k, t, TASK_BUDGET | TASK_DELAYED);
                 timed_insert(k, t, b.window_end_ns);
         }
@@ -658,6 +662,10 @@ int rt_task_stats(const RT_TASK *task, struct periodic_stats *ret) {
                 return -EINVAL;
         *ret = task->core.stats;
         return 0;
+}
+
+RTIME rt_task_budget_overshoot_ns(const RT_TASK *task) {
+        return task_valid(task) ? (RTIME) task->budget_overshoot_max_ns : -EINVAL;
 }
 
 RTIME rt_task_release_ns(const RT_TASK *task) {
