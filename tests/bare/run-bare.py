@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Boot rtf-bare in QEMU and check what it says: run-bare.py BUILD_DIR CASE
 
-CASE is one of: self, latency, overflow, fpu-misuse, pit, usage, size.  QEMU
+CASE is one of: self, latency, overflow, fpu-misuse, pit, usage, size, grub,
+syslinux (the last two boot it from a CD image made with the real loader).  QEMU
 runs headless with a fixed instruction count (-icount shift=3,sleep=off: every
 guest instruction takes 8 ns of guest time, an idle guest skips ahead), so a
 run is the same to the byte every time.  shift=auto is not: it adapts the
@@ -29,12 +30,16 @@ def fail(msg, log=""):
     sys.exit(f"FAIL: {msg}")
 
 
-def boot(image, append, memory_mib=None, timeout=60):
+def skip(why):
+    print(f"SKIP: {why}")
+    sys.exit(77)
+
+
+def boot(image, append, memory_mib=None, timeout=60, cdrom=None):
     qemu = shutil.which("qemu-system-i386")
     if not qemu:
-        print("SKIP: qemu-system-i386 is not installed (scripts/install-deps.sh installs qemu-system-x86)")
-        sys.exit(77)
-    cmd = [qemu, "-kernel", image, "-append", append] + QEMU_ARGS
+        skip("qemu-system-i386 is not installed (scripts/install-deps.sh installs qemu-system-x86)")
+    cmd = [qemu] + (["-cdrom", cdrom] if cdrom else ["-kernel", image, "-append", append]) + QEMU_ARGS
     if memory_mib:
         cmd += ["-m", str(memory_mib)]
     print("#", " ".join(cmd))
@@ -60,6 +65,8 @@ def case_self(image):
     # In 2 MiB of RAM (QEMU's BIOS needs some of it): the paper's 'less than 1 MiB' is for the image itself.
     out, value = boot(image, "test=self", memory_mib=2)
     print(out)
+    if "rtf-bare: booted (16-bit entry)" not in out:
+        fail("QEMU -kernel: not booted through the 16-bit entry")
     oks = len(re.findall(r"^ok - ", out, re.M))
     bad = re.findall(r"^not ok - .*$", out, re.M)
     if value != 0 or bad or oks < 25:
@@ -126,6 +133,56 @@ def case_usage(image):
         fail(f"usage: exit value {value}")
 
 
+def check_loader_boot(out, value, entry, loader):
+    print(out)
+    if f"rtf-bare: booted ({entry}-bit entry)" not in out:
+        fail(f"{loader}: not booted through the {entry}-bit entry")
+    if "test=self" not in out or value != 0 or "not ok" in out or "ok - budget: enforced" not in out:
+        fail(f"{loader}: exit value {value}")
+
+
+def case_grub(image):
+    """GRUB's `linux` command: the 32-bit boot protocol (startup_32 with %esi = boot_params)."""
+    mkrescue = shutil.which("grub-mkrescue")
+    if not mkrescue or not shutil.which("xorriso") or not os.path.isdir("/usr/lib/grub/i386-pc"):
+        skip("grub-mkrescue, xorriso or grub-pc-bin missing (scripts/install-deps.sh installs them)")
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "iso", "boot", "grub"))
+        shutil.copy(image, os.path.join(d, "iso", "rtf-bare"))
+        with open(os.path.join(d, "iso", "boot", "grub", "grub.cfg"), "w") as f:
+            f.write("set timeout=0\nmenuentry rtf-bare {\n  linux /rtf-bare test=self\n  boot\n}\n")
+        iso = os.path.join(d, "grub.iso")
+        p = subprocess.run([mkrescue, "-o", iso, os.path.join(d, "iso")], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            fail("grub-mkrescue failed", p.stdout)
+        out, value = boot(image, None, cdrom=iso)
+    check_loader_boot(out, value, 32, "grub")
+
+
+def case_syslinux(image):
+    """ISOLINUX's LINUX/APPEND: the 16-bit boot protocol, as a syslinux USB stick uses it."""
+    isolinux, ldlinux = "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32"
+    xorriso = shutil.which("xorriso")
+    if not xorriso or not os.path.exists(isolinux) or not os.path.exists(ldlinux):
+        skip("xorriso, isolinux or syslinux-common missing (scripts/install-deps.sh installs them)")
+    with tempfile.TemporaryDirectory() as d:
+        root = os.path.join(d, "iso")
+        os.makedirs(root)
+        for src in (image, isolinux, ldlinux):
+            shutil.copy(src, root)
+        with open(os.path.join(root, "isolinux.cfg"), "w") as f:
+            f.write("DEFAULT rtf\nPROMPT 0\nLABEL rtf\n  LINUX /rtf-bare\n  APPEND test=self\n")
+        iso = os.path.join(d, "syslinux.iso")
+        p = subprocess.run([xorriso, "-as", "mkisofs", "-quiet", "-o", iso, "-b", "isolinux.bin", "-c", "boot.cat",
+                            "-no-emul-boot", "-boot-load-size", "4", "-boot-info-table", root],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            fail("xorriso failed", p.stdout)
+        out, value = boot(image, None, cdrom=iso)
+    check_loader_boot(out, value, 16, "syslinux")
+
+
 def case_size(build, image):
     with open(os.path.join(build, "src", "bare", "rtf-bare.size")) as f:
         sizes = {k: int(v) for k, v in (line.strip().split("=") for line in f if "=" in line)}
@@ -169,6 +226,10 @@ def main():
         case_usage(image)
     elif case == "size":
         case_size(build, image)
+    elif case == "grub":
+        case_grub(image)
+    elif case == "syslinux":
+        case_syslinux(image)
     else:
         sys.exit(f"unknown case {case}")
     print(f"PASS: {case}")

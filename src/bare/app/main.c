@@ -33,9 +33,9 @@ static void memory_report(struct kernel *k) {
                   (uint32_t) (_bss_end - _kernel_start));
 }
 
-void bare_main(uint32_t boot_params);
+void bare_main(uint32_t boot_params, uint32_t entry);
 
-void bare_main(uint32_t boot_params) {
+void bare_main(uint32_t boot_params, uint32_t entry) {
         /* The kernel object lives on the boot stack's bottom frame: it never returns. */
         static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
         struct bare_options o = BARE_OPTIONS_DEFAULT;
@@ -56,7 +56,7 @@ void bare_main(uint32_t boot_params) {
                 memcpy(cmdline, src, n);
                 cmdline[n] = '\0';
         }
-        rt_printk("rtf-bare: booted, command line \"%s\"\n", cmdline);
+        rt_printk("rtf-bare: booted (%s-bit entry), command line \"%s\"\n", entry == 16 ? "16" : "32", cmdline);
         if (cmdline_parse(cmdline, sizeof(cmdline), &o, bad, sizeof(bad)) < 0) {
                 rt_printk("rtf-bare: bad option \"%s\"\nrtf-bare: exit status %d\n", bad, BARE_EXIT_USAGE);
                 machine_exit(BARE_EXIT_USAGE);

@@ -12,7 +12,8 @@
  *           offset 0x1f1 holds a copy of this header.
  *
  * Either way startup_32 gets %esi pointing at a header whose cmd_line_ptr
- * (offset 0x228) the loader filled in.
+ * (offset 0x228) the loader filled in, and %ebx = 16 from start16 (the 32-bit
+ * protocol guarantees 0), so the kernel can say which way it came.
  */
         .section .setup, "ax"
         .code16
@@ -74,6 +75,7 @@ start16:
         movw %ax, %ss
         movw %ax, %fs
         movw %ax, %gs
+        movl $16, %ebx                  /* tells startup_32 which way we came (the 32-bit protocol has 0) */
         ljmpl $0x10, $0x100000
 
         .balign 8
@@ -110,6 +112,7 @@ startup_32:
         rep stosb
         movl $boot_stack_top, %esp
         xorl %ebp, %ebp
+        pushl %ebx                      /* 16: through start16, 0: a 32-bit loader */
         pushl %esi
         call bare_main
 2:      cli
