@@ -36,11 +36,10 @@ static void memory_report(struct kernel *k) {
 void bare_main(uint32_t boot_params, uint32_t entry);
 
 void bare_main(uint32_t boot_params, uint32_t entry) {
-        /* The kernel object lives on the boot stack's bottom frame: it never returns. */
         static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
+        static struct kernel k;
         struct bare_options o = BARE_OPTIONS_DEFAULT;
         char cmdline[BARE_CMDLINE_MAX] = "", bad[32];
-        struct kernel k;
         uint32_t ptr;
         int failed = 0, r;
 

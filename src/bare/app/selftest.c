@@ -270,6 +270,36 @@ static int part_fpu(struct ctx *c) {
         return failed;
 }
 
+/* ---- admission of tasks with budgets (rtf's fixed-priority RTA) ---- */
+
+static void never_body(long data) {
+        for (;;)
+                rt_task_wait_period();
+}
+
+static int part_admission(struct ctx *c) {
+        RTIME later = rt_get_time() + nano2count(1000 * MS);
+        int failed = 0, r;
+
+        /* 400/1000 + 800/2000: response of the second 1600 us <= 2000 */
+        rt_task_init(&c->a, never_body, 0, 1024, 10, 0, 0);
+        rt_task_init(&c->b, never_body, 0, 1024, 11, 0, 0);
+        rt_task_init(&c->c, never_body, 0, 1024, 12, 0, 0);
+        failed += check(rt_task_make_periodic_budget(&c->a, later, nano2count(1 * MS), nano2count(400 * US)) == 0 &&
+                        rt_task_make_periodic_budget(&c->b, later, nano2count(2 * MS), nano2count(800 * US)) == 0,
+                        "admission: two reservations of 40 % each");
+        r = rt_task_make_periodic_budget(&c->c, later, nano2count(4 * MS), nano2count(1 * MS));
+        failed += check(r == -EBUSY, "admission: a third of 25 % is refused (-EBUSY): U > 1");
+        failed += check(rt_task_make_periodic_budget(&c->c, later, nano2count(4 * MS), nano2count(100 * US)) == 0,
+                        "admission: 2.5 % fits (response 1700 us <= 4000)");
+        failed += check(rt_task_make_periodic(&c->c, later, nano2count(1 * MS)) == 0,
+                        "admission: a task without a budget is not a reservation (RTAI admits it)");
+        rt_task_delete(&c->a);
+        rt_task_delete(&c->b);
+        rt_task_delete(&c->c);
+        return failed;
+}
+
 /* ---- the periodic timer mode ---- */
 
 static void tick_body(long data) {
@@ -320,6 +350,7 @@ int selftest_run(struct kernel *k, const struct bare_options *o) {
         failed += part_tasks(&c);
         failed += part_ipc(&c);
         failed += part_fpu(&c);
+        failed += part_admission(&c);
         failed += part_periodic_mode(&c);
         return failed;
 }

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "admission/admission.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/x86.h"
 #include "lib/heap.h"
@@ -25,6 +26,7 @@
 #define PRIORITY_ROOT ((int64_t) RT_SCHED_LINUX_PRIORITY)
 #define PRIORITY_IDLE ((int64_t) RT_SCHED_LINUX_PRIORITY + 1)
 
+#define BARE_ADMISSION_MAX 32u           /* tasks with a budget */
 #define STACK_FILL 0xa5u
 #define STACK_CANARY_BYTES 32u
 
@@ -55,6 +57,7 @@ struct kernel {
         int64_t tick_anchor_ns;         /* periodic: TSC time of that tick */
         uint32_t task_count;
         uint64_t timer_interrupts, switches;
+        struct adm_fp_task admission_set[BARE_ADMISSION_MAX];
         uint8_t fpu_init[108] __attribute__((aligned(16)));
 };
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "admission/admission.h"
 #include "kernel.h"
 #include "lib/format.h"
 
@@ -565,6 +566,45 @@ void stop_rt_timer(void) {
 
 /* ---- periodic tasks (src/shared/task/periodic.c) ------------------------- */
 
+/*
+ * A task with a budget is a reservation: the timer stops it at its budget,
+ * so the budget is a bound of its execution time and rtf's fixed-priority
+ * response-time analysis (src/shared/admission/, the code of rtfd's FP
+ * plugins) proves the set schedulable or refuses the newcomer (-EBUSY, as
+ * librtf does).  Tasks without a budget are admitted as RTAI does.  Runs
+ * with interrupts off: a setup-time call, bounded by ADMISSION_STEPS.
+ */
+#define ADMISSION_STEPS 20000u
+
+static int admission_test(struct kernel *k, const RT_TASK *task, int64_t period_ns, int64_t budget_ns) {
+        struct adm_fp_task *set = k->admission_set;
+        uint64_t steps = ADMISSION_STEPS;
+        size_t n = 0, failed;
+        int r;
+
+        if (budget_ns == 0)
+                return 0;
+        for (const RT_TASK *t = k->tasks; t; t = t->next_task) {
+                bool self = t == task;
+
+                if (!self && (!t->periodic || t->core.budget_ns == 0))
+                        continue;
+                if (n == BARE_ADMISSION_MAX)
+                        return -ENOSPC;
+                set[n++] = (struct adm_fp_task) {
+                        /* budget rounded up, period down: never more optimistic than the truth */
+                        .runtime_us = ((self ? (uint64_t) budget_ns : t->core.budget_ns) + 999) / 1000,
+                        .period_us = (self ? (uint64_t) period_ns : t->core.period_ns) / 1000,
+                        .priority = (uint32_t) (RT_SCHED_LOWEST_PRIORITY - t->priority),
+                };
+                set[n - 1].deadline_us = set[n - 1].period_us;
+                if (set[n - 1].period_us == 0 || set[n - 1].runtime_us > set[n - 1].period_us)
+                        return -EBUSY;
+        }
+        r = adm_fp_rta(set, n, UINT32_MAX, &steps, &failed);
+        return r == ADM_ADMIT ? 0 : r < 0 ? r : -EBUSY;
+}
+
 int rt_task_make_periodic_budget(RT_TASK *task, RTIME start_time, RTIME period, RTIME budget) {
         struct kernel *k = kernel_instance;
         int64_t start_ns, period_ns, budget_ns, now;
@@ -591,6 +631,11 @@ int rt_task_make_periodic_budget(RT_TASK *task, RTIME start_time, RTIME period, 
         }
         if (start_ns < now)
                 start_ns = now;
+        r = admission_test(k, task, period_ns, budget_ns);
+        if (r < 0) {
+                irq_restore(flags);
+                return r;
+        }
         r = periodic_init(&task->core, (uint64_t) period_ns, (uint64_t) budget_ns, PERIODIC_CATCH_UP,
                           start_ns + period_ns, now, task->cpu_ns);
         if (r < 0) {
