@@ -231,6 +231,19 @@ static int part_ipc(struct ctx *c) {
         rt_sem_signal(&c->sem);
         rt_sem_wait(&c->done);
         failed += check(c->order_n == 2 && c->order[1] == 1, "semaphore: then the other");
+        /* rt_change_prio re-sorts a waiter: the one raised from 30 to 10 is served first. */
+        c->order_n = 0;
+        rt_task_init(&c->a, sem_waiter, (long) c, 2048, 30, 0, 0);
+        rt_task_init(&c->b, sem_waiter, (long) c, 2048, 20, 0, 0);
+        rt_task_resume(&c->a);
+        rt_task_resume(&c->b);
+        failed += check(rt_change_prio(&c->a, 10) == 30, "change_prio: returns the old priority");
+        rt_sem_signal(&c->sem);
+        rt_sem_wait(&c->done);
+        rt_sem_signal(&c->sem);
+        rt_sem_wait(&c->done);
+        failed += check(c->order_n == 2 && c->order[0] == 1 && c->order[1] == 2,
+                        "change_prio: a waiter moves in the semaphore's queue");
         rt_sem_signal(&c->sem);
         rt_sem_signal(&c->sem);
         failed += check(rt_sem_wait(&c->sem) == 1 && rt_sem_wait(&c->sem) == 0, "semaphore: counts");
