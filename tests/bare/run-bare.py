@@ -200,7 +200,8 @@ def case_size(build, image):
     print("# run time:", mem)
     if mem["footprint"] != sizes["memory_bytes"]:
         fail(f"size: the image reports a footprint of {mem['footprint']}, the build {sizes['memory_bytes']}")
-    if not 0 < mem["heap_high_water"] <= mem["heap_size"] or mem["stacks_used"] == 0:
+    if not 0 < mem["heap_high_water"] <= mem["heap_size"] or not mem["root_idle_stacks_used"] \
+            or not 0 < mem["task_stack_used_max"] <= 2048:
         fail("size: heap high-water mark or stack use not measured")
 
 

@@ -22,15 +22,22 @@ int check(bool ok, const char *what) {
 static void memory_report(struct kernel *k) {
         uint32_t text = (uint32_t) (_text_end - _kernel_start), rodata = (uint32_t) (_rodata_end - _rodata_start);
         uint32_t data = (uint32_t) (_data_end - _data_start), bss = (uint32_t) (_bss_end - _bss_start);
-        uint32_t stacks = 0;
+        uint32_t stacks = 0, task_max = k->stack_used_max;
 
-        for (RT_TASK *t = k->tasks; t; t = t->next_task)
-                stacks += rt_task_stack_used(t);
+        /* Root and idle live on in .bss; task stacks come from the heap (its high-water mark). */
+        for (RT_TASK *t = k->tasks; t; t = t->next_task) {
+                uint32_t used = rt_task_stack_used(t);
+
+                if (t == &k->root || t == &k->idle)
+                        stacks += used;
+                else if (used > task_max)
+                        task_max = used;
+        }
         /* One line a tool can read: key=value, sizes in bytes. */
         rt_printk("memory text=%u rodata=%u data=%u bss=%u heap_size=%u heap_high_water=%u "
-                  "stacks_used=%u footprint=%u\n",
+                  "root_idle_stacks_used=%u task_stack_used_max=%u footprint=%u\n",
                   text, rodata, data, bss, (uint32_t) k->heap.size, (uint32_t) k->heap.high_water, stacks,
-                  (uint32_t) (_bss_end - _kernel_start));
+                  task_max, (uint32_t) (_bss_end - _kernel_start));
 }
 
 void bare_main(uint32_t boot_params, uint32_t entry);

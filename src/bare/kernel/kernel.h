@@ -57,6 +57,7 @@ struct kernel {
         int64_t tick_anchor_ns;         /* periodic: TSC time of that tick */
         uint32_t task_count;
         uint64_t timer_interrupts, switches;
+        uint32_t stack_used_max;        /* the deepest stack of a deleted task */
         struct adm_fp_task admission_set[BARE_ADMISSION_MAX];
         uint8_t fpu_init[108] __attribute__((aligned(16)));
 };

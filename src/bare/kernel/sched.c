@@ -393,10 +393,14 @@ int rt_task_resume(RT_TASK *task) {
 int rt_task_delete(RT_TASK *task) {
         struct kernel *k = kernel_instance;
         uint32_t flags;
+        uint32_t used;
 
         if (!task_valid(task) || task == &k->idle || task == &k->root)
                 return -EINVAL;
+        used = rt_task_stack_used(task);        /* before interrupts go off: it scans the stack */
         flags = irq_save();
+        if (used > k->stack_used_max)
+                k->stack_used_max = used;
         if (pq_linked(&task->link))
                 pq_remove(&task->link);         /* ready queue or a wait queue */
         if (pq_linked(&task->timed))
