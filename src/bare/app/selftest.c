@@ -347,6 +347,29 @@ static int part_periodic_mode(struct ctx *c) {
         return failed;
 }
 
+/* lib/div64.c: i386 has no 64-bit divide; volatile, so the compiler cannot fold these. */
+static int part_div64(void) {
+        static const struct {
+                uint64_t n, d, q, r;
+        } cases[] = {
+                { 0xffffffffffffffffULL, 3, 0x5555555555555555ULL, 0 },
+                { 1000000000000000000ULL, 7, 0x1fb87d085a09249ULL, 1 },
+                { 0x10000000005ULL, 0x200000001ULL, 0x7f, 0x1ffffff86ULL },
+                { 0x123456789abcdef0ULL, 0xffffffffULL, 0x12345678, 0xacf13568ULL },
+                { 0xfedcba9876543210ULL, 0x100000001ULL, 0xfedcba97ULL, 0x77777779ULL },
+                { 12345, 1ULL << 40, 0, 12345 },
+        };
+        volatile int64_t sn = -1000000000000000LL, sd = 7;
+        bool ok = sn / sd == -142857142857142LL && sn % sd == -6;
+
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                volatile uint64_t n = cases[i].n, d = cases[i].d;
+
+                ok &= n / d == cases[i].q && n % d == cases[i].r;
+        }
+        return check(ok, "div64: 64-bit division and remainder, both paths, signed too");
+}
+
 int selftest_run(struct kernel *k, const struct bare_options *o) {
         static struct ctx c;
         int failed = 0;
@@ -358,6 +381,7 @@ int selftest_run(struct kernel *k, const struct bare_options *o) {
         failed += check(rt_task_init(&c.a, 0, 0, 2048, 5, 0, 0) == -EINVAL &&
                         rt_task_init(&c.a, periodic_body, 0, 16, 5, 0, 0) == -EINVAL, "task: bad arguments refused");
         failed += check(rt_task_wait_period() == RTE_OBJINV, "wait_period: not a periodic task");
+        failed += part_div64();
         failed += part_periodic(&c);
         failed += part_budget(&c);
         failed += part_tasks(&c);
