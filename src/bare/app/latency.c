@@ -48,11 +48,13 @@ static void load_body(long data) {
 static void print_run(const struct run *r, const char *timer, const char *load, bool histogram) {
         const struct hist *h = &r->hist;
 
+        /* In pieces: rt_printk formats at most 255 characters at a time. */
         rt_printk("latency {\"timer\":\"%s\",\"load\":\"%s\",\"period_ns\":%lld,\"samples\":%llu,"
-                  "\"min_ns\":%lld,\"avg_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld,\"overruns\":%u,"
-                  "\"load_loops\":%u,\"bucket_ns\":%u,\"below\":%llu,\"above\":%llu,\"histogram_ns\":[",
+                  "\"min_ns\":%lld,\"avg_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld,",
                   timer, load, count2nano(r->period), (unsigned long long) h->count, h->min_ns, hist_mean_ns(h),
-                  hist_percentile_ns(h, 990), h->max_ns, r->overruns, r->load_loops, h->bucket_ns,
+                  hist_percentile_ns(h, 990), h->max_ns);
+        rt_printk("\"overruns\":%u,\"load_loops\":%u,\"bucket_ns\":%u,\"below\":%llu,\"above\":%llu,"
+                  "\"histogram_ns\":[", r->overruns, r->load_loops, h->bucket_ns,
                   (unsigned long long) h->below, (unsigned long long) h->above);
         bool first = true;
         for (uint32_t i = 0; histogram && i < HIST_BUCKETS; i++) {

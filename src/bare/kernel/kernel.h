@@ -27,6 +27,7 @@
 #define PRIORITY_IDLE ((int64_t) RT_SCHED_LINUX_PRIORITY + 1)
 
 #define BARE_ADMISSION_MAX 32u           /* tasks with a budget */
+#define PRINTK_RING 1024u               /* bytes of rt_printk output not yet on the wire */
 #define STACK_FILL 0xa5u
 #define STACK_CANARY_BYTES 32u
 
@@ -59,6 +60,10 @@ struct kernel {
         uint64_t timer_interrupts, switches;
         uint32_t stack_used_max;        /* the deepest stack of a deleted task */
         struct adm_fp_task admission_set[BARE_ADMISSION_MAX];
+        struct {
+                char buf[PRINTK_RING];
+                uint32_t head, count;
+        } printk;
         uint8_t fpu_init[108] __attribute__((aligned(16)));
 };
 
@@ -66,6 +71,8 @@ struct kernel *kernel_get(void);
 int kernel_init(struct kernel *k, enum bare_clock clock, void *heap_mem, uint32_t heap_size);
 uint32_t kernel_trap(struct kernel *k, struct trap_frame *f);
 int64_t kernel_now_ns(const struct kernel *k);
+/* Write out what rt_printk queued, with interrupts off (panic, exit). */
+void printk_flush_now(struct kernel *k);
 /* Print the reason, the current task, and stop the machine (status BARE_EXIT_PANIC). */
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 

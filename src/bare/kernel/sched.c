@@ -49,6 +49,8 @@ void panic(const char *fmt, ...) {
         va_start(ap, fmt);
         fmt_vsnprintf(line, sizeof(line), fmt, ap);
         va_end(ap);
+        if (k)
+                printk_flush_now(k);            /* what was queued before, then the panic */
         if (k && k->current)
                 rt_printk("\nPANIC: task '%s' (priority %d): %s\n", k->current->name, k->current->priority, line);
         else

@@ -22,6 +22,17 @@ static void console_putc(char c) {
         outb(COM1, (uint8_t) c);
 }
 
+bool console_ready(void) {
+        uint8_t lsr = inb(COM1 + 5);
+
+        /* 0xff: no UART there; writes go nowhere, so never wait for it. */
+        return lsr == 0xff || (lsr & 0x20);
+}
+
+void console_put_raw(char c) {
+        outb(COM1, (uint8_t) c);
+}
+
 void console_write(const char *s, uint32_t len) {
         for (uint32_t i = 0; i < len; i++) {
                 if (s[i] == '\n')

@@ -99,4 +99,7 @@ static inline void cpu_yield(void) {
 /* console.c: COM1, and QEMU's isa-debug-exit at 0xf4. */
 void console_init(void);
 void console_write(const char *s, uint32_t len);
+/* The transmitter can take a character now (console_put_raw does not wait). */
+bool console_ready(void);
+void console_put_raw(char c);
 __attribute__((noreturn)) void machine_exit(uint8_t value);
