@@ -21,7 +21,7 @@ struct ctx {
         RT_TASK a, b, c;
         volatile uint32_t count_a, count_b, count_c;
         volatile int result[64];
-        struct periodic_stats stats;
+        struct periodic_stats stats, budget_stats;
         MBX mbx;
         SEM sem;
         volatile uint32_t order[4], order_n;
@@ -87,7 +87,7 @@ static void budget_body(long data) {
                 c->result[i] = rt_task_wait_period();
                 c->count_a++;
         }
-        rt_task_stats(&c->a, &c->stats);
+        rt_task_stats(&c->a, &c->budget_stats);
         c->result[20] = (int) (rt_task_cpu_time_ns(&c->a) / US);
         c->result[21] = (int) rt_task_budget_overshoot_ns(&c->a);
         rt_sem_signal(&c->done);
@@ -105,10 +105,10 @@ static int part_budget(struct ctx *c) {
         elapsed = rt_get_time_ns() - t0;
         rt_printk("# budget: jobs %u, exhaustions %u, ignored waits %u, cpu %d us in %d us, "
                   "at most %d ns past the budget\n",
-                  (uint32_t) c->stats.periods, (uint32_t) c->stats.exhaustions,
-                  (uint32_t) c->stats.ignored_waits, c->result[20], (int) (elapsed / US), c->result[21]);
-        failed += check(c->stats.exhaustions >= 10, "budget: exhausted in every period");
-        failed += check(c->stats.ignored_waits >= 5, "budget: the wait calls of exhausted periods are ignored");
+                  (uint32_t) c->budget_stats.periods, (uint32_t) c->budget_stats.exhaustions,
+                  (uint32_t) c->budget_stats.ignored_waits, c->result[20], (int) (elapsed / US), c->result[21]);
+        failed += check(c->budget_stats.exhaustions >= 10, "budget: exhausted in every period");
+        failed += check(c->budget_stats.ignored_waits >= 5, "budget: the wait calls of exhausted periods are ignored");
         /* 10 jobs of 500 us at 300 us per 1 ms window need about 17 windows. */
         failed += check(elapsed >= 15 * MS, "budget: the task got no more than its budget per period");
         /* The timer stops the task at its budget: past it by the interrupt path only (< 5 %). */
@@ -338,12 +338,23 @@ static int part_periodic_mode(struct ctx *c) {
         rt_sem_wait(&c->done);
         for (int i = 1; i < 10; i++)
                 spacing_ok &= c->result[i] - c->result[i - 1] >= 900 && c->result[i] - c->result[i - 1] <= 1100;
+        /* The budget task again: with a periodic timer the budget is checked at each tick. */
+        rt_task_init(&c->a, budget_body, (long) c, 2048, 5, 0, 0);
+        rt_task_make_periodic_budget(&c->a, rt_get_time() + nano2count(1 * MS), nano2count(1 * MS),
+                                     nano2count(300 * US));
+        rt_sem_wait(&c->done);
+        rt_printk("# periodic mode budget: jobs %u, exhaustions %u, ignored waits %u, at most %d ns past it\n",
+                  (uint32_t) c->budget_stats.periods, (uint32_t) c->budget_stats.exhaustions,
+                  (uint32_t) c->budget_stats.ignored_waits, c->result[21]);
         stop_rt_timer();
         rt_set_oneshot_mode();
         start_rt_timer(0);
         failed += check(count2nano(tick) >= 99 * US && count2nano(tick) <= 101 * US, "periodic mode: a 100 us tick");
         failed += check(c->stats.periods == 10 && c->stats.overruns == 0 && spacing_ok,
                         "periodic mode: 10 releases one period (10 ticks) apart");
+        failed += check(c->budget_stats.exhaustions >= 10 && c->budget_stats.ignored_waits >= 5 &&
+                        c->result[21] >= 0 && c->result[21] <= count2nano(tick) * 21 / 20,
+                        "periodic mode: a budget is enforced at the next tick, the wait calls ignored");
         return failed;
 }
 
