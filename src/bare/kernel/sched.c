@@ -43,7 +43,6 @@ void panic(const char *fmt, ...) {
         struct kernel *k = kernel_instance;
         char line[200];
         va_list ap;
-        int n;
 
         __asm__ volatile("cli");
         va_start(ap, fmt);
@@ -55,8 +54,7 @@ void panic(const char *fmt, ...) {
                 rt_printk("\nPANIC: task '%s' (priority %d): %s\n", k->current->name, k->current->priority, line);
         else
                 rt_printk("\nPANIC: %s\n", line);
-        n = rt_printk("rtf-bare: exit status %d (panic)\n", BARE_EXIT_PANIC);
-        (void) n;
+        rt_printk("rtf-bare: exit status %d (panic)\n", BARE_EXIT_PANIC);
         machine_exit(BARE_EXIT_PANIC);
 }
 
