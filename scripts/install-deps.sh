@@ -10,6 +10,8 @@ packages=(
     rt-tests stress-ng                # real peers and load (cyclictest)
     python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
+    qemu-system-x86                   # boots the bare-machine image (rtf-bare) in its tests
+    grub-pc-bin xorriso mtools isolinux syslinux-common  # ... and through GRUB and ISOLINUX
 )
 
 missing=()

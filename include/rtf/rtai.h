@@ -30,49 +30,14 @@
  */
 #pragma once
 
+#include <rtf/rtai-common.h>
 #include <rtf/rtf.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef long long RTIME;
 typedef struct rt_task_struct RT_TASK;
-
-#define RT_SCHED_HIGHEST_PRIORITY 0
-#define RT_SCHED_LOWEST_PRIORITY 0x3fffFfff
-#define RT_SCHED_LINUX_PRIORITY 0x7fffFfff
-
-/* RTAI's result codes (the classic numbering, without CONFIG_RTAI_USE_NEWERR). */
-#define RTE_BASE 0xFFFB
-#define RTE_TMROVRN (RTE_BASE + 1)
-#define RTE_UNBLKD (RTE_BASE + 2)
-#define RTE_TIMOUT (RTE_BASE + 3)
-#define RTE_OBJREM (RTE_BASE + 4)
-#define RTE_OBJINV RTE_OBJREM   /* RTAI aliases them in this numbering */
-
-/* Task names as RTAI packs them: up to 6 characters of [A-Z0-9_$]. */
-static inline unsigned long nam2num(const char *name) {
-        unsigned long retval = 0;
-        int i;
-
-        for (i = 0; i < 6 && name[i]; i++) {
-                int c = name[i], d;
-
-                if (c >= 'a' && c <= 'z')
-                        c += 'A' - 'a';
-                if (c >= 'A' && c <= 'Z')
-                        d = c - 'A' + 1;
-                else if (c >= '0' && c <= '9')
-                        d = c - '0' + 27;
-                else if (c == '_')
-                        d = 37;
-                else
-                        d = 38;
-                retval = retval * 40 + (unsigned long) d;
-        }
-        return retval + 2;
-}
 
 RTF_PUBLIC RT_TASK *rt_task_init(unsigned long name, int priority, int stack_size, int max_msg_size);
 /* policy: SCHED_FIFO or SCHED_RR. */
