@@ -38,6 +38,29 @@ void plugin_reason(struct rtf_plugin_decision *d, const char *fmt, ...) {
         va_end(ap);
 }
 
+void plugin_util_str(uint64_t ppb, unsigned digits, char *buf) {
+        uint64_t scale = 1;
+
+        for (unsigned k = digits; k < 9; k++)
+                scale *= 10;
+        snprintf(buf, PLUGIN_UTIL_STR, "%llu.%0*llu", (unsigned long long)(ppb / ADM_UTIL_ONE),
+                 (int)digits, (unsigned long long)(ppb % ADM_UTIL_ONE / scale));
+}
+
+unsigned plugin_util_pair(uint64_t load_ppb, uint64_t bound_ppb, char *a, char *b) {
+        unsigned digits = 3;
+        uint64_t scale = 1000000;
+
+        /* Truncated, the larger stays larger; add digits until they differ. */
+        while (digits < 9 && load_ppb / scale == bound_ppb / scale) {
+                digits++;
+                scale /= 10;
+        }
+        plugin_util_str(load_ppb, digits, a);
+        plugin_util_str(bound_ppb, digits, b);
+        return digits;
+}
+
 int plugin_parse_util(const char *s, uint64_t *ret_ppb) {
         uint64_t whole = 0, frac = 0, scale = ADM_UTIL_ONE, v;
         const char *p = s;

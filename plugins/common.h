@@ -39,6 +39,16 @@ static inline double plugin_util(uint64_t ppb) {
         return (double)ppb / (double)ADM_UTIL_ONE;
 }
 
+/*
+ * A reason's "load > bound" with just enough decimals that the two differ
+ * (1.00005 > 1.00000, never 1.000 > 1.000): writes both, truncated, into
+ * a and b (at least PLUGIN_UTIL_STR bytes each); returns the decimals used.
+ */
+#define PLUGIN_UTIL_STR 24
+unsigned plugin_util_pair(uint64_t load_ppb, uint64_t bound_ppb, char *a, char *b);
+/* ppb truncated to `digits` decimals (3..9), for the other figures of such a reason. */
+void plugin_util_str(uint64_t ppb, unsigned digits, char *buf);
+
 /* A circular doubly-linked list; the head is a node that carries no entry. */
 struct plugin_list {
         struct plugin_list *prev, *next;

@@ -254,12 +254,21 @@ static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
                 k = adm_edf_test_global(sum, max, b->n_cpus, s->util_thr, &r, &res);
                 if (k < 0)
                         return k;
-                if (k != ADM_ADMIT)
-                        plugin_reason(ret, "EDF: global on %u CPUs: density %.3f + %.3f (max %.3f) "
-                                      "over the bound at U_thr %.3f",
-                                      b->n_cpus, plugin_util(sum), plugin_util(res.util),
-                                      plugin_util(max > res.util ? max : res.util),
-                                      plugin_util(s->util_thr));
+                if (k != ADM_ADMIT) {
+                        uint64_t top = max > res.util ? max : res.util;
+                        char bound[PLUGIN_UTIL_STR], cap[PLUGIN_UTIL_STR];
+                        char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR], z[PLUGIN_UTIL_STR];
+                        unsigned digits;
+
+                        /* GFB: sum + (m - 1) max <= m U_thr, the two sides printed so that they differ */
+                        digits = plugin_util_pair(sum + res.util + (uint64_t)(b->n_cpus - 1) * top,
+                                                  (uint64_t)b->n_cpus * s->util_thr, bound, cap);
+                        plugin_util_str(sum, digits, x);
+                        plugin_util_str(res.util, digits, y);
+                        plugin_util_str(top, digits, z);
+                        plugin_reason(ret, "EDF: global on %u CPUs: density %s + %s, max %s: "
+                                      "%s > %s (GFB bound)", b->n_cpus, x, y, z, bound, cap);
+                }
         } else {
                 const struct plugin_core *c;
                 uint64_t load;
@@ -275,10 +284,16 @@ static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
                 k = adm_edf_test_core(load, s->util_thr, &r, &res);
                 if (k < 0)
                         return k;
-                if (k != ADM_ADMIT)
-                        plugin_reason(ret, "EDF: CPU %u utilisation %.3f + %.3f > %.3f", c->cpu,
-                                      plugin_util(load), plugin_util(res.util),
-                                      plugin_util(s->util_thr));
+                if (k != ADM_ADMIT) {
+                        char total[PLUGIN_UTIL_STR], cap[PLUGIN_UTIL_STR];
+                        char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR];
+                        unsigned digits = plugin_util_pair(load + res.util, s->util_thr, total, cap);
+
+                        plugin_util_str(load, digits, x);
+                        plugin_util_str(res.util, digits, y);
+                        plugin_reason(ret, "EDF: CPU %u utilisation %s + %s = %s > %s", c->cpu,
+                                      x, y, total, cap);
+                }
         }
 
         if (k != ADM_ADMIT) {

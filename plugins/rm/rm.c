@@ -27,8 +27,15 @@
 #include "common.h"
 #include "rtf/rtf.h"
 
+/*
+ * sched_rt_runtime_us / sched_rt_period_us by default: SCHED_FIFO threads
+ * get at most 95 % of a CPU (RT throttling, the fair server).
+ */
+#define RM_UTIL_THR_DEFAULT 950000000ULL
+
 struct rm_state {
         struct plugin_base base;
+        uint64_t util_thr;              /* the share of a CPU FIFO threads may have (util=) */
         uint64_t rta_max_steps;
         struct adm_fp_task *rta;        /* scratch, grown in accept */
         size_t rta_size;
@@ -92,8 +99,10 @@ static int rm_init(const struct rtf_plugin_host *host, const struct rtf_plugin_c
         if (!s)
                 return -ENOMEM;
         s->rta_max_steps = ADM_FP_RTA_DEFAULT_STEPS;
+        s->util_thr = RM_UTIL_THR_DEFAULT;
 
         const struct plugin_option options[] = {
+                { "util", PLUGIN_OPTION_UTIL, &s->util_thr, 0, 0 },
                 /* Bounds the CPU time of one request's RTA; beyond it the request is refused. */
                 { "rta_max_steps", PLUGIN_OPTION_U64, &s->rta_max_steps, 1000, 1000000000 },
         };
@@ -147,6 +156,67 @@ static int rm_reserve_rta(struct rm_state *s, size_t n) {
 }
 
 /*
+ * The kernel keeps 1 - util_thr of each CPU from real-time threads (RT
+ * throttling, the fair server), per period of sched_rt_period_us (1 s by
+ * default).  While every FIFO thread of the CPU runs less than that share,
+ * the fair tasks get their share in the gaps; a task without a runtime may
+ * take the whole CPU, and then the kernel takes its share back at once,
+ * from every FIFO thread of the CPU, the highest included.  That hole is
+ * modelled as a task above all others: (1 - util_thr) x 1 s every 1 s.
+ */
+#define RM_RESERVED_PERIOD_US 1000000ULL
+
+static uint64_t rm_hole_us(const struct rm_state *s) {
+        return (ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US / ADM_UTIL_ONE +
+               ((ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US % ADM_UTIL_ONE != 0);
+}
+
+/*
+ * Tasks without a runtime (unknown demand) on core c as it would be: none
+ * may sit at or above a task with a runtime, whose guarantee would then
+ * depend on it.  O(tasks of c); only run when c holds both kinds.
+ * ADM_ADMIT or ADM_REJECT with a reason.
+ */
+static int rm_check_order(struct rm_state *s, const struct plugin_core *c, const struct rm_view *v,
+                          const struct rm_request *rq, uint32_t rq_priority,
+                          const struct plugin_node *exclude, struct rtf_plugin_decision *why) {
+        struct plugin_base *b = &s->base;
+        uint32_t top_unbounded = 0, low_bounded = UINT32_MAX;
+        uint64_t top_period = 0, low_period = 0;
+        struct plugin_list *l;
+
+        if (rq->runtime_us == 0) {
+                top_unbounded = rq_priority;
+                top_period = rq->period_us;
+        } else {
+                low_bounded = rq_priority;
+                low_period = rq->period_us;
+        }
+        PLUGIN_LIST_FOREACH(l, &c->tasks) {
+                const struct plugin_node *t = plugin_node_of(l);
+                uint32_t p;
+
+                if (t == exclude)
+                        continue;
+                p = adm_prio_of_rank(rm_view_rank(v, t->period_us), b->prio_min, b->prio_max);
+                if (t->runtime_us == 0 && p > top_unbounded) {
+                        top_unbounded = p;
+                        top_period = t->period_us;
+                } else if (t->runtime_us != 0 && p < low_bounded) {
+                        low_bounded = p;
+                        low_period = t->period_us;
+                }
+        }
+        if (top_unbounded == 0 || low_bounded == UINT32_MAX || top_unbounded < low_bounded)
+                return ADM_ADMIT;
+        plugin_reason(why, "RM: CPU %u: a task without runtime (period %llu us) at priority %u >= "
+                      "%u of one with runtime (period %llu us)", c->cpu,
+                      (unsigned long long)top_period, top_unbounded, low_bounded,
+                      (unsigned long long)low_period);
+        return ADM_REJECT;
+}
+
+/*
  * Would core i still pass with the request (and without `exclude`)?
  * ADM_ADMIT with *ret_priority, ADM_REJECT or ADM_GAVE_UP with a reason.
  */
@@ -159,25 +229,49 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
         struct plugin_list *l;
         struct rm_view v;
         size_t n = 0, failed = 0;
+        uint32_t unbounded;
+        char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR];
+        bool hole;
         int r;
 
         rm_view_init(&v, c, exclude, rq->period_us);
-        if (exclude)
+        unbounded = c->n_tasks - c->load.tasks;
+        if (exclude) {
                 adm_fp_load_sub(&load, &exclude->load);
+                unbounded -= exclude->runtime_us == 0;
+        }
         adm_fp_load_add(&load, &rq->load);
+        unbounded += rq->runtime_us == 0;
         *ret_priority = adm_prio_of_rank(rm_view_rank(&v, rq->period_us), b->prio_min, b->prio_max);
 
-        r = adm_fp_quick_test(&load, adm_prio_range_is_strict(v.n_distinct, b->prio_min, b->prio_max));
-        if (r == ADM_ADMIT)
-                return r;
-        if (r == ADM_REJECT) {
-                plugin_reason(why, "RM: CPU %u utilisation %.3f > 1", c->cpu,
-                              plugin_util(load.util_floor));
-                return r;
+        hole = unbounded > 0 && load.tasks > 0;
+        if (hole) {
+                r = rm_check_order(s, c, &v, rq, *ret_priority, exclude, why);
+                if (r != ADM_ADMIT)
+                        return r;
+        }
+
+        /*
+         * The share the kernel leaves FIFO threads.  Below 1 the rounded-up
+         * sum is compared (a refusal a few ppb early is the safe side); at
+         * util=1, only a sum certainly above 1, and RTA decides the rest.
+         */
+        if (load.util_floor > s->util_thr ||
+            (s->util_thr < ADM_UTIL_ONE && load.util_ceil > s->util_thr)) {
+                plugin_util_pair(load.util_floor > s->util_thr ? load.util_floor : load.util_ceil,
+                                 s->util_thr, x, y);
+                plugin_reason(why, "RM: CPU %u utilisation %s > %s (util=)", c->cpu, x, y);
+                return ADM_REJECT;
+        }
+        if (!hole) {
+                r = adm_fp_quick_test(&load, adm_prio_range_is_strict(v.n_distinct, b->prio_min,
+                                                                       b->prio_max));
+                if (r == ADM_ADMIT)
+                        return r;
         }
 
         /* The priorities the tasks will have, ties included: that is what SCHED_FIFO will do. */
-        r = rm_reserve_rta(s, load.tasks);
+        r = rm_reserve_rta(s, load.tasks + 1);
         if (r < 0)
                 return r;
         PLUGIN_LIST_FOREACH(l, &c->tasks) {
@@ -200,11 +294,30 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
                         .deadline_us = rq->deadline_us,
                         .priority = *ret_priority,
                 };
-        /* Tasks above the request's priority get no new interference (see adm_fp_rta). */
-        r = adm_fp_rta(s->rta, n, *ret_priority, steps, &failed);
+        if (hole)
+                s->rta[n++] = (struct adm_fp_task) {
+                        .runtime_us = rm_hole_us(s),
+                        .period_us = RM_RESERVED_PERIOD_US,
+                        .deadline_us = RM_RESERVED_PERIOD_US,
+                        .priority = UINT32_MAX,
+                };
+        /*
+         * Tasks above the request's priority get no new interference (see
+         * adm_fp_rta) unless the request brings the hole: then all of them.
+         */
+        r = adm_fp_rta(s->rta, n, hole ? UINT32_MAX - 1 : *ret_priority, steps, &failed);
         if (r < 0)
                 return r;
-        if (r == ADM_REJECT)
+        if (r == ADM_REJECT && load.util_ceil > ADM_UTIL_ONE) {
+                plugin_util_pair(load.util_ceil, ADM_UTIL_ONE, x, y);
+                plugin_reason(why, "RM: CPU %u utilisation %s > %s (rounded up; RTA agrees)",
+                              c->cpu, x, y);
+        } else if (r == ADM_REJECT && hole)
+                plugin_reason(why, "RM: CPU %u: period %llu us misses its deadline (RTA) if the "
+                              "kernel takes its %llu us share at once (task without runtime)",
+                              c->cpu, (unsigned long long)s->rta[failed].period_us,
+                              (unsigned long long)rm_hole_us(s));
+        else if (r == ADM_REJECT)
                 plugin_reason(why, "RM: CPU %u: a task of period %llu us would miss its deadline (RTA)",
                               c->cpu, (unsigned long long)s->rta[failed].period_us);
         else if (r == ADM_GAVE_UP)

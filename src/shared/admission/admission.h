@@ -156,6 +156,13 @@ int adm_fp_response_time(const struct adm_fp_task *set, size_t n, size_t i, uint
                          uint64_t *ret_response_us);
 
 /*
+ * Sufficient O(n) test of task set[i]: the response-time upper bound of
+ * Bini and Baruah, R <= (C_i + sum C_j (1 - U_j)) / (1 - sum U_j) <= D_i,
+ * over the tasks at the same or a higher priority.
+ */
+bool adm_fp_response_bound_holds(const struct adm_fp_task *set, size_t n, size_t i);
+
+/*
  * Do the tasks of set (any order) with priority <= prio_limit meet their
  * deadlines?  All tasks count as interference; UINT32_MAX checks every
  * task.  Exact for constrained deadlines and distinct priorities,
@@ -166,6 +173,14 @@ int adm_fp_response_time(const struct adm_fp_task *set, size_t n, size_t i, uint
  * prio_limit lets an admission check only the tasks a new one can delay:
  * with adm_prio_of_rank() a new task never adds interference to a task of
  * strictly higher priority, so if those passed before they still pass.
+ *
+ * Cost: each task is first tried with adm_fp_response_bound_holds() (one
+ * pass of n steps), then iterated.  The iteration for task i ends after at
+ * most 1 + sum_j ceil(D_i / T_j) passes of n steps (a pass that does not
+ * stop adds a job of some interfering task, and none has more than
+ * ceil(D_i / T_j) jobs before R passes D_i) and at once when the tasks
+ * above already reach U = 1: pseudo-polynomial, so *steps is what bounds a
+ * request, and ADM_GAVE_UP must be taken as a refusal.
  */
 int adm_fp_rta(const struct adm_fp_task *set, size_t n, uint32_t prio_limit, uint64_t *steps,
                size_t *ret_failed);
