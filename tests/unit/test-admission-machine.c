@@ -251,8 +251,22 @@ static void test_unbounded_above(void) {
         CHECK_EQ(v.other, 0);
         set[1].priority = 98;
         CHECK_EQ(check(&h, set, 2, &v), ADM_REJECT);
+        /*
+         * Below it, the task may still take all the CPU it leaves; the
+         * kernel then takes its 50 ms share at once from both: a 10 ms
+         * deadline does not survive that, 100 ms does.
+         */
         set[1].priority = 50;
+        CHECK_EQ(check(&h, set, 2, &v), ADM_REJECT);
+        CHECK_EQ(v.refusal, ADM_MACHINE_RTA_MISS);
+        CHECK_EQ(v.task, 0);
+        set[0] = fifo(0, 0, 98, 100000, 5000, 0);
         CHECK_EQ(check(&h, set, 2, &v), ADM_ADMIT);
+        h.rt_period_us = 10000000;
+        /* a window of 10 s: a 500 ms hole */
+        CHECK_EQ(check(&h, set, 2, &v), ADM_REJECT);
+        h.rt_period_us = 0;
+        set[0] = fifo(0, 0, 98, 10000, 5000, 0);
         /* or on another CPU */
         set[1] = fifo(1, 1, 99, 1000, 0, 0);
         CHECK_EQ(check(&h, set, 2, &v), ADM_ADMIT);

@@ -185,6 +185,22 @@ bool adm_fp_response_bound_holds(const struct adm_fp_task *set, size_t n, size_t
 int adm_fp_rta(const struct adm_fp_task *set, size_t n, uint32_t prio_limit, uint64_t *steps,
                size_t *ret_failed);
 
+/*
+ * The kernel's reserved share (RT throttling, the fair server) is owed in
+ * every window of rt_period_us: whatever idle time the window did not hold
+ * is taken at its end, at once, from every FIFO/RR thread of the CPU.
+ *
+ * adm_window_work(): the most a task can run in any window of length P,
+ * ceil((P + D - C + J) / T) C (jobs finish by D; J: release jitter).  With
+ * C <= T it fits: at most P + D + J + T.
+ * adm_reserved_hole(): the longest such block, max(0, W - (P - reserve)),
+ * at most the reserve, for W the sum of adm_window_work() of the CPU's
+ * real-time tasks.
+ */
+uint64_t adm_window_work(uint64_t runtime_us, uint64_t period_us, uint64_t deadline_us,
+                         uint64_t jitter_us, uint64_t window_us);
+uint64_t adm_reserved_hole(uint64_t work_us, uint64_t window_us, uint64_t reserve_us);
+
 /* ---- Priority mapping (eqs. 5 and 6) -------------------------------------- */
 
 /* Requested priorities the FP/RR mapping understands: 1..ADM_PRIO_KEY_MAX. */

@@ -95,6 +95,25 @@ int adm_fp_quick_test(const struct adm_fp_load *core, bool rm_order) {
         return ADM_UNDECIDED;
 }
 
+uint64_t adm_window_work(uint64_t runtime_us, uint64_t period_us, uint64_t deadline_us,
+                         uint64_t jitter_us, uint64_t window_us) {
+        uint64_t d = adm_window(period_us, deadline_us);
+
+        if (period_us == 0 || runtime_us == 0)
+                return 0;
+        if (runtime_us > d)
+                runtime_us = d;
+        return (window_us + d - runtime_us + jitter_us + period_us - 1) / period_us * runtime_us;
+}
+
+uint64_t adm_reserved_hole(uint64_t work_us, uint64_t window_us, uint64_t reserve_us) {
+        uint64_t room = window_us > reserve_us ? window_us - reserve_us : 0;
+
+        if (work_us <= room)
+                return 0;
+        return work_us - room < reserve_us ? work_us - room : reserve_us;
+}
+
 /* Charge one pass over the set to the budget; false when it is spent. */
 static bool steps_take(uint64_t *steps, size_t n) {
         if (*steps < n)

@@ -89,6 +89,10 @@ int adm_machine_parse_rt_share(const char *runtime_text, const char *period_text
         return 0;
 }
 
+static uint64_t host_rt_period(const struct adm_machine_host *h) {
+        return h->rt_period_us ? h->rt_period_us : ADM_MACHINE_RT_PERIOD_DEFAULT;
+}
+
 static uint64_t host_dl_cap(const struct adm_machine_host *h) {
         return h->rt_share > h->fair_share ? h->rt_share - h->fair_share : 0;
 }
@@ -177,12 +181,15 @@ static bool interferes(const struct adm_machine_host *h, const struct adm_machin
  * by *steps.
  */
 static int response_time(const struct adm_machine_host *h, const struct adm_machine_task *tasks,
-                         size_t n, size_t i, uint32_t c, uint64_t *steps, uint64_t *ret_r) {
+                         size_t n, size_t i, uint32_t c, uint64_t hole_us, uint64_t *steps,
+                         uint64_t *ret_r) {
         const struct adm_machine_task *t = &tasks[i];
-        uint64_t d = task_deadline(t), r = t->runtime_us, next;
+        uint64_t d = task_deadline(t), r = t->runtime_us + hole_us, next;
 
-        if (t->runtime_us > d)
+        if (t->runtime_us > d || hole_us > d - t->runtime_us) {
+                *ret_r = d + 1;
                 return ADM_REJECT;
+        }
         for (size_t j = 0; j < n; j++)
                 if (interferes(h, tasks, i, j, c)) {
                         if (tasks[j].runtime_us > d - r) {
@@ -195,7 +202,12 @@ static int response_time(const struct adm_machine_host *h, const struct adm_mach
                 if (*steps < n)
                         return ADM_GAVE_UP;
                 *steps -= n;
-                next = t->runtime_us;
+                /* the kernel's share, taken at the end of each window of rt_period_us */
+                next = t->runtime_us + (hole_us ? (r + host_rt_period(h) - 1) / host_rt_period(h) * hole_us : 0);
+                if (next > d) {
+                        *ret_r = d + 1;
+                        return ADM_REJECT;
+                }
                 for (size_t j = 0; j < n; j++) {
                         const struct adm_machine_task *o = &tasks[j];
                         uint64_t jitter, jobs;
@@ -222,18 +234,24 @@ static int response_time(const struct adm_machine_host *h, const struct adm_mach
 /* 2, 3 and 4 on CPU c. */
 static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_task *tasks,
                      size_t n, uint32_t c, uint64_t *steps, struct adm_machine_verdict *ret) {
-        uint64_t dl = 0, fixed = 0, cap = host_rt_cap(h);
-        bool any = false;
+        uint64_t dl = 0, fixed = 0, cap = host_rt_cap(h), hole = 0, work = 0, reserve;
+        bool any = false, unbounded = false;
 
         for (size_t i = 0; i < n; i++) {
                 const struct adm_machine_task *t = &tasks[i];
 
-                if (t->policy == ADM_MACHINE_DEADLINE && dl_runs_on(h, t, c))
+                if (t->policy == ADM_MACHINE_DEADLINE && dl_runs_on(h, t, c)) {
                         dl += adm_util_up(t->runtime_us, t->period_us);
-                else if (is_fixed(t) && t->cpu == (int32_t)c) {
+                        work += adm_window_work(t->runtime_us, t->period_us, t->period_us,
+                                                t->period_us - t->runtime_us, host_rt_period(h));
+                } else if (is_fixed(t) && t->cpu == (int32_t)c) {
                         any = true;
-                        if (t->runtime_us != 0)
+                        if (t->runtime_us != 0) {
                                 fixed += adm_util_up(t->runtime_us, t->period_us);
+                                work += adm_window_work(t->runtime_us, t->period_us, t->deadline_us,
+                                                        0, host_rt_period(h));
+                        } else
+                                unbounded = true;
                 }
         }
         if (!any)
@@ -261,13 +279,21 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
                         }
         }
 
+        /*
+         * The kernel takes what a window still owes at its end, at once,
+         * from every FIFO/RR thread of the CPU: interference for all of
+         * them.  Below the guaranteed tasks, a task without runtime may take
+         * every cycle they leave, and then the whole share is owed.
+         */
+        reserve = ((ADM_UTIL_ONE - cap) * host_rt_period(h) + ADM_UTIL_ONE - 1) / ADM_UTIL_ONE;
+        hole = unbounded ? reserve : adm_reserved_hole(work, host_rt_period(h), reserve);
         for (size_t i = 0; i < n; i++) {
                 uint64_t r = 0;
                 int k;
 
                 if (!is_fixed(&tasks[i]) || tasks[i].cpu != (int32_t)c || tasks[i].runtime_us == 0)
                         continue;
-                k = response_time(h, tasks, n, i, c, steps, &r);
+                k = response_time(h, tasks, n, i, c, hole, steps, &r);
                 if (k != ADM_ADMIT) {
                         *ret = (struct adm_machine_verdict) {
                                 .refusal = k == ADM_GAVE_UP ? ADM_MACHINE_GAVE_UP : ADM_MACHINE_RTA_MISS,
@@ -287,7 +313,8 @@ int adm_machine_check(const struct adm_machine_host *h, const struct adm_machine
         int k;
 
         if (!h || !ret || (n > 0 && !tasks) || h->n_cpus == 0 || h->n_cpus > ADM_MACHINE_MAX_CPUS ||
-            h->rt_share > ADM_UTIL_ONE || h->fair_share > ADM_UTIL_ONE)
+            h->rt_share > ADM_UTIL_ONE || h->fair_share > ADM_UTIL_ONE ||
+            h->rt_period_us > ADM_TIME_MAX_US)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++) {
                 k = task_check(h, &tasks[i]);

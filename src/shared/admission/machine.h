@@ -27,7 +27,13 @@
  *      the fair server).
  *   4. A FIFO/RR task without a runtime (its demand is unknown) never
  *      sits at or above a task with a runtime on the same CPU: that task's
- *      guarantee would depend on it.  Such a set is refused.
+ *      guarantee would depend on it.  Such a set is refused.  Below them it
+ *      may still take every cycle they leave, and then the kernel takes
+ *      its share back at once (RT throttling, the fair server at zero
+ *      laxity): (1 - rt_cap) x rt_period_us at the end of every window,
+ *      which the RTA of 2 counts on such a CPU.  Without such a task the
+ *      block the kernel may take is what the CPU's real-time work can
+ *      leave unpaid in a window (adm_reserved_hole()), often nothing.
  *
  * Pure: no OS calls, no allocation.  Cost: O(n) for 1 and 3, O(n^2 x
  * iterations) for 2, bounded by host->rta_max_steps (each pass over the
@@ -51,6 +57,7 @@ enum adm_machine_policy {
 /* Defaults of the kernel: sched_rt_runtime_us / sched_rt_period_us, fair server 50 ms / 1 s. */
 #define ADM_MACHINE_RT_SHARE_DEFAULT 950000000ULL
 #define ADM_MACHINE_FAIR_SHARE_DEFAULT 50000000ULL
+#define ADM_MACHINE_RT_PERIOD_DEFAULT 1000000ULL
 #define ADM_MACHINE_MAX_CPUS 4096u
 
 struct adm_machine_host {
@@ -63,6 +70,7 @@ struct adm_machine_host {
         const bool *partitioned;
         uint64_t rt_share;              /* ppb: sched_rt_runtime_us / sched_rt_period_us */
         uint64_t fair_share;            /* ppb per CPU kept by the fair server (0 before 6.12) */
+        uint64_t rt_period_us;          /* sched_rt_period_us, 0 = ADM_MACHINE_RT_PERIOD_DEFAULT */
         uint64_t rta_max_steps;         /* work limit of one check, 0 = ADM_FP_RTA_DEFAULT_STEPS */
 };
 
