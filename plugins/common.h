@@ -84,6 +84,7 @@ struct plugin_node {
         uint64_t runtime_us;            /* RM: C, 0 = not declared */
         uint64_t period_us;             /* RM: T, its key in the core's period set */
         uint64_t deadline_us;           /* RM: min(D, T) */
+        uint64_t window_work;           /* RM: adm_window_work() over the kernel's window */
         uint32_t key;                   /* FP/RR: requested priority */
         uint32_t heap_pos;              /* EDF, global: index in the density heap */
         bool dirty;                     /* priority changed, task_updated pending */
@@ -102,6 +103,7 @@ struct plugin_core {
         bool ties;                      /* eq. 6 does not hold on this core */
         /* RM */
         struct adm_fp_load load;
+        uint64_t window_work;           /* sum of the tasks' window_work */
         struct adm_period_set periods;
         /* FP/RR */
         struct adm_prio_set prios;

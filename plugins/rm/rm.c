@@ -43,6 +43,7 @@ struct rm_state {
 
 /* A request as the test sees it. */
 struct rm_request {
+        uint64_t window_work;           /* adm_window_work() */
         uint64_t runtime_us;            /* 0 = not declared */
         uint64_t period_us;
         uint64_t deadline_us;           /* min(D, T) */
@@ -166,7 +167,7 @@ static int rm_reserve_rta(struct rm_state *s, size_t n) {
  */
 #define RM_RESERVED_PERIOD_US 1000000ULL
 
-static uint64_t rm_hole_us(const struct rm_state *s) {
+static uint64_t rm_reserve_us(const struct rm_state *s) {
         return (ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US / ADM_UTIL_ONE +
                ((ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US % ADM_UTIL_ONE != 0);
 }
@@ -231,6 +232,7 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
         size_t n = 0, failed = 0;
         uint32_t unbounded;
         char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR];
+        uint64_t hole_us;
         bool hole;
         int r;
 
@@ -244,12 +246,20 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
         unbounded += rq->runtime_us == 0;
         *ret_priority = adm_prio_of_rank(rm_view_rank(&v, rq->period_us), b->prio_min, b->prio_max);
 
-        hole = unbounded > 0 && load.tasks > 0;
-        if (hole) {
+        /*
+         * The block the kernel may take at a window's end: all of its share
+         * next to a task without runtime, else what the tasks' work in a
+         * window can leave unpaid (often nothing).
+         */
+        if (unbounded > 0 && load.tasks > 0) {
                 r = rm_check_order(s, c, &v, rq, *ret_priority, exclude, why);
                 if (r != ADM_ADMIT)
                         return r;
-        }
+                hole_us = rm_reserve_us(s);
+        } else
+                hole_us = adm_reserved_hole(c->window_work - (exclude ? exclude->window_work : 0) +
+                                            rq->window_work, RM_RESERVED_PERIOD_US, rm_reserve_us(s));
+        hole = hole_us > 0;
 
         /*
          * The share the kernel leaves FIFO threads.  Below 1 the rounded-up
@@ -296,7 +306,7 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
                 };
         if (hole)
                 s->rta[n++] = (struct adm_fp_task) {
-                        .runtime_us = rm_hole_us(s),
+                        .runtime_us = hole_us,
                         .period_us = RM_RESERVED_PERIOD_US,
                         .deadline_us = RM_RESERVED_PERIOD_US,
                         .priority = UINT32_MAX,
@@ -314,9 +324,10 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
                               c->cpu, x, y);
         } else if (r == ADM_REJECT && hole)
                 plugin_reason(why, "RM: CPU %u: period %llu us misses its deadline (RTA) if the "
-                              "kernel takes its %llu us share at once (task without runtime)",
+                              "kernel takes %llu us of its share at once%s",
                               c->cpu, (unsigned long long)s->rta[failed].period_us,
-                              (unsigned long long)rm_hole_us(s));
+                              (unsigned long long)hole_us,
+                              unbounded > 0 ? " (task without runtime)" : "");
         else if (r == ADM_REJECT)
                 plugin_reason(why, "RM: CPU %u: a task of period %llu us would miss its deadline (RTA)",
                               c->cpu, (unsigned long long)s->rta[failed].period_us);
@@ -369,6 +380,8 @@ static int rm_evaluate(struct rm_state *s, const struct rtf_task_params *req,
         r = adm_fp_load_of(rq.runtime_us, rq.period_us, rq.deadline_us, &rq.load);
         if (r < 0)
                 return r;
+        rq.window_work = adm_window_work(rq.runtime_us, rq.period_us, rq.deadline_us, 0,
+                                         RM_RESERVED_PERIOD_US);
         r = plugin_node_reserve(b);
         if (r < 0)
                 return r;
@@ -516,6 +529,9 @@ static int rm_schedule(void *state, struct rtf_plugin_task *task,
         n->period_us = p->period_us;
         n->deadline_us = adm_window(p->period_us, deadline);
         n->load = load;
+        n->window_work = adm_window_work(runtime, n->period_us, n->deadline_us, 0,
+                                         RM_RESERVED_PERIOD_US);
+        c->window_work += n->window_work;
         before = c->periods.n;
         (void)adm_period_set_add(&c->periods, n->period_us);
         adm_fp_load_add(&c->load, &load);
@@ -547,6 +563,7 @@ static void rm_release(void *state, struct rtf_plugin_task *task) {
         before = c->periods.n;
         (void)adm_period_set_remove(&c->periods, n->period_us);
         adm_fp_load_sub(&c->load, &n->load);
+        c->window_work -= n->window_work;
         c->util = c->load.util_ceil;
         c->n_tasks--;
         plugin_node_release(b, task);

@@ -283,6 +283,15 @@ static void test_reserved_share(void) {
         CHECK_EQ(check(&h, set, 2, &v), ADM_REJECT);
         CHECK_EQ(v.refusal, ADM_MACHINE_CPU_OVERLOAD);
         CHECK_EQ(v.cap, 950000000ULL);
+        /* one task under the cap that leaves a window short of its idle time (rtf-sim found it) */
+        {
+                struct adm_machine_task one = fifo(0, 0, 99, 40327, 38310, 39731);
+
+                CHECK_EQ(check(&h, &one, 1, &v), ADM_REJECT);
+                CHECK_EQ(v.refusal, ADM_MACHINE_RTA_MISS);
+                one.runtime_us = 30000;
+                CHECK_EQ(check(&h, &one, 1, &v), ADM_ADMIT);
+        }
         /* a host without throttling and without fair server */
         h.rt_share = ADM_UTIL_ONE;
         h.fair_share = 0;

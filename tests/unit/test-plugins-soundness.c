@@ -162,8 +162,17 @@ static void test_rm_reserved_share(void) {
         CHECK_EQ(create(&rm, &t[0], 100, 50, 0, &d), RTF_PLUGIN_OK);
         CHECK_EQ(create(&rm, &t[1], 200, 94, 0, &d), RTF_PLUGIN_NO);
         CHECK(strstr(d.reason, "utilisation 0.970 > 0.950") != NULL);
-        CHECK_EQ(create(&rm, &t[1], 200, 90, 0, &d), RTF_PLUGIN_OK);
+        CHECK_EQ(create(&rm, &t[1], 200, 88, 0, &d), RTF_PLUGIN_OK);
         rm.ops->release(rm.state, &t[1]);
+        rm.ops->release(rm.state, &t[0]);
+        /*
+         * U = 0.94998, yet a window of the kernel's share can end with less
+         * idle time than it owes, and the kernel takes the rest at once:
+         * rtf-sim found this one missing at 1,007,579 us.
+         */
+        CHECK_EQ(create(&rm, &t[0], 40327, 38310, 39731, &d), RTF_PLUGIN_NO);
+        CHECK(strstr(d.reason, "of its share at once") != NULL);
+        CHECK_EQ(create(&rm, &t[0], 40327, 30000, 39731, &d), RTF_PLUGIN_OK);
         rm.ops->release(rm.state, &t[0]);
         plugin_close(&rm);
 
