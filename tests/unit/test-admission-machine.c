@@ -165,6 +165,21 @@ static void test_two_edf_without_partitions(void) {
         CHECK_EQ(check(&h, set, 3, &v), ADM_REJECT);
         CHECK_EQ(v.cpu, 1);
         CHECK_EQ(v.m, 1);
+        /* density 0.8 + 0.3 > 0.9 but processor demand holds: with scratch, admitted */
+        {
+                struct adm_edf_task scratch[3];
+
+                set[1] = dl(1, 1, 1000, 400);
+                set[1].deadline_us = 500;
+                set[2] = dl(1, 1, 1000, 300);
+                CHECK_EQ(check(&h, set, 3, &v), ADM_REJECT);
+                h.scratch = scratch;
+                h.scratch_size = 3;
+                CHECK_EQ(check(&h, set, 3, &v), ADM_ADMIT);
+                set[2].deadline_us = 600;
+                CHECK_EQ(check(&h, set, 3, &v), ADM_REJECT);
+                h.scratch = NULL;
+        }
 }
 
 /* Issue 11, point 2: EDF on CPU 0, RM on CPU 1, no partitions. */

@@ -217,6 +217,27 @@ static void test_reasons(void) {
         plugin_close(&p);
 }
 
+/* Less pessimism: processor demand where the density sum refuses (D < T). */
+static void test_edf_processor_demand(void) {
+        static const char *const util1[] = { "util=1" };
+        struct plugin p;
+        struct rtf_plugin_task t[3];
+        struct rtf_plugin_decision d;
+
+        if (plugin_open(&p, "EDF.so", 100, 100, util1, 1) < 0)
+                return;
+        /* density 0.8 + 0.3 = 1.1, but h(500) = 400, h(1000) = 700: schedulable (main refuses) */
+        CHECK_EQ(create(&p, &t[0], 1000, 400, 500, &d), RTF_PLUGIN_OK);
+        CHECK_EQ(create(&p, &t[1], 1000, 300, 0, &d), RTF_PLUGIN_OK);
+        CHECK_EQ(t[1].accepted_runtime_us, 300);
+        p.ops->release(p.state, &t[1]);
+        /* h(600) = 700 > 600: refused, and the reason says both tests failed */
+        CHECK_EQ(create(&p, &t[1], 1000, 300, 600, &d), RTF_PLUGIN_NO);
+        CHECK(strstr(d.reason, "processor demand too") != NULL);
+        p.ops->release(p.state, &t[0]);
+        plugin_close(&p);
+}
+
 int main(void) {
         if (!getenv("RTF_BUILD_PLUGINDIR")) {
                 fprintf(stderr, "RTF_BUILD_PLUGINDIR is not set: no plugins to test\n");
@@ -225,5 +246,6 @@ int main(void) {
         test_rm_no_runtime();
         test_rm_reserved_share();
         test_reasons();
+        test_edf_processor_demand();
         return test_done();
 }

@@ -139,16 +139,21 @@ static int machine_task_of(struct host *h, uint32_t k, struct adm_machine_task *
 static int machine_veto(struct host *h) {
         struct adm_machine_task set[HOST_MAX_TASKS];
         struct adm_machine_instance in[HOST_MAX_INSTANCES];
+        struct adm_edf_task scratch[HOST_MAX_TASKS];
         struct adm_machine_verdict v;
         size_t n = 0;
         int r;
 
         if (!h->veto)
                 return ADM_ADMIT;
+        h->machine.scratch = scratch;
+        h->machine.scratch_size = HOST_MAX_TASKS;
         for (uint32_t k = 0; k < HOST_MAX_TASKS; k++)
                 if (h->tasks[k].used && machine_task_of(h, k, &set[n]) == 0)
                         n++;
         r = adm_machine_check(&h->machine, set, n, &v);
+        h->machine.scratch = NULL;
+        h->machine.scratch_size = 0;
         if (r == ADM_ADMIT)
                 return r;
         for (uint32_t i = 0; i < h->n_inst; i++)

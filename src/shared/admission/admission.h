@@ -90,6 +90,26 @@ int adm_edf_test_global(uint64_t density_sum, uint64_t density_max, uint32_t m,
 /* The bound itself, for a complete set. */
 bool adm_gfb_holds(uint64_t density_sum, uint64_t density_max, uint32_t m, uint64_t util_thr);
 
+/* One task of a core for the processor-demand test. */
+struct adm_edf_task {
+        uint64_t runtime_us;            /* Q (the accepted runtime) */
+        uint64_t deadline_us;           /* D <= T */
+        uint64_t period_us;             /* T */
+};
+
+/*
+ * Processor demand on one core of capacity util_thr (EDF with D <= T,
+ * Baruah et al. 1990) by Quick Processing-demand Analysis (Zhang and Burns
+ * 2009): h(t) = sum max(0, floor((t - D_i) / T_i) + 1) Q_i <= util_thr t
+ * at every deadline t below L = sum (T_i - D_i) U_i / (util_thr - U).
+ * Exact where the density test of eq. 3 is only sufficient (D < T).
+ * ADM_ADMIT, ADM_REJECT (also when U, rounded up, reaches util_thr with a
+ * D < T: L is unbounded), or ADM_GAVE_UP when *steps (n per iteration)
+ * runs out.  QPA visits at most one point per deadline below L, usually
+ * far fewer.
+ */
+int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uint64_t *steps);
+
 /* ---- Fixed priority (section 5.2) --------------------------------------- */
 
 /* log2(1 + U) fixed point for the hyperbolic bound: 2^-30 units. */

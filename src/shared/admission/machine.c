@@ -143,10 +143,29 @@ static int check_deadline(const struct adm_machine_host *h, const struct adm_mac
         for (uint32_t c = 0; c < h->n_cpus; c++) {
                 if (!cpu_partitioned(h, c))
                         continue;
+                size_t k = 0;
+
                 sum = 0;
                 for (size_t i = 0; i < n; i++)
-                        if (tasks[i].policy == ADM_MACHINE_DEADLINE && tasks[i].cpu == (int32_t)c)
+                        if (tasks[i].policy == ADM_MACHINE_DEADLINE && tasks[i].cpu == (int32_t)c) {
                                 sum += adm_util_up(tasks[i].runtime_us, task_deadline(&tasks[i]));
+                                if (h->scratch && k < h->scratch_size)
+                                        h->scratch[k] = (struct adm_edf_task) {
+                                                .runtime_us = tasks[i].runtime_us,
+                                                .deadline_us = task_deadline(&tasks[i]),
+                                                .period_us = tasks[i].period_us,
+                                        };
+                                k++;
+                        }
+                if (sum > cap && h->scratch && k <= h->scratch_size) {
+                        uint64_t steps = h->rta_max_steps ? h->rta_max_steps : ADM_FP_RTA_DEFAULT_STEPS;
+                        int q = adm_edf_qpa(h->scratch, k, cap, &steps);
+
+                        if (q < 0)
+                                return q;
+                        if (q == ADM_ADMIT)
+                                continue;
+                }
                 if (sum > cap) {
                         *ret = (struct adm_machine_verdict) {
                                 .refusal = ADM_MACHINE_DL_BANDWIDTH, .cpu = (int32_t)c, .m = 1,

@@ -14,7 +14,7 @@
  *      every instance, with each CPU counted as dl_cap = rt_share -
  *      fair_share of a CPU (what the kernel's own DL admission keeps);
  *      a partitioned CPU is a domain of one CPU, where it is the EDF
- *      utilisation (density) test.
+ *      density test, then processor demand when the caller gives scratch.
  *   2. SCHED_FIFO/RR, per CPU: every task with a runtime passes
  *      response-time analysis with as interference every FIFO/RR task of
  *      any instance on that CPU at the same or a higher priority (FIFO
@@ -72,6 +72,13 @@ struct adm_machine_host {
         uint64_t fair_share;            /* ppb per CPU kept by the fair server (0 before 6.12) */
         uint64_t rt_period_us;          /* sched_rt_period_us, 0 = ADM_MACHINE_RT_PERIOD_DEFAULT */
         uint64_t rta_max_steps;         /* work limit of one check, 0 = ADM_FP_RTA_DEFAULT_STEPS */
+        /*
+         * Optional scratch of the caller, one entry per task: with it a
+         * partition whose density sum fails gets the processor-demand test
+         * (adm_edf_qpa()), as EDF.so does; without it, the density sum.
+         */
+        struct adm_edf_task *scratch;
+        size_t scratch_size;
 };
 
 /* One configured plugin instance, for adm_machine_config_check() and reasons. */
