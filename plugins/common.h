@@ -111,6 +111,19 @@ struct plugin_core {
         struct plugin_list *buckets;    /* ADM_PRIO_KEYS lists */
 };
 
+/*
+ * The order in which a new task tries the cores (option placement=):
+ * worst-fit, the least loaded first (the default: it leaves each core the
+ * most room); best-fit, the most loaded first (it keeps whole cores free
+ * for big tasks); first-fit, in the order of the configuration.  The
+ * plugins with a test take the first core that passes it.
+ */
+enum plugin_placement {
+        PLUGIN_PLACEMENT_WORST_FIT = 0,
+        PLUGIN_PLACEMENT_FIRST_FIT = 1,
+        PLUGIN_PLACEMENT_BEST_FIT = 2,
+};
+
 /* The first member of every plugin's state. */
 struct plugin_base {
         const struct rtf_plugin_host *host;
@@ -120,6 +133,7 @@ struct plugin_base {
         uint32_t prio_max;
         uint32_t n_cpus;
         uint32_t max_tasks;             /* per core */
+        uint32_t placement;             /* enum plugin_placement (option placement=) */
         struct plugin_core *cores;
         struct plugin_node *spare;
         /* scratch for worst-fit, n_cpus entries each */
@@ -129,6 +143,7 @@ struct plugin_base {
 
 enum plugin_option_type {
         PLUGIN_OPTION_UTIL,             /* decimal in (0, 1] -> uint64_t ppb */
+        PLUGIN_OPTION_PLACEMENT,        /* worst-fit, first-fit, best-fit -> uint32_t */
         PLUGIN_OPTION_U32,              /* decimal integer in [min, max] */
         PLUGIN_OPTION_U64,
 };
@@ -171,10 +186,11 @@ struct plugin_node *plugin_node_take(struct plugin_base *b, struct rtf_plugin_ta
 void plugin_node_release(struct plugin_base *b, struct rtf_plugin_task *task);
 
 /*
- * Worst-fit: the cores that still take a task (fewer than max_tasks),
- * least loaded first; load is util, then number of tasks (by_tasks_only:
- * the number of tasks alone); a remaining tie goes to the core `exclude`
- * is on, then to the lowest position.  `exclude` (a task being changed, or
+ * The cores that still take a task (fewer than max_tasks), in the order
+ * of b->placement: worst-fit, least loaded first; best-fit, most loaded
+ * first; first-fit, by position.  Load is util, then number of tasks
+ * (by_tasks_only: the number of tasks alone); a remaining tie goes to the
+ * core `exclude` is on (not for first-fit), then to the lowest position.  `exclude` (a task being changed, or
  * NULL) is counted out, with exclude_util.  Fills ret_order, returns how
  * many cores it holds.
  */

@@ -44,14 +44,14 @@ struct plugin {
         void *state;
 };
 
-/* One instance on CPU 0 (partitioned for EDF), with options. */
-static int plugin_open(struct plugin *p, const char *file, uint32_t lo, uint32_t hi,
-                       const char *const *options, uint32_t n_options) {
-        static const uint32_t cpus[] = { 0 };
-        static const bool part[] = { true };
+/* One instance on CPUs 0..n_cpus-1 (partitioned for EDF), with options. */
+static int plugin_open_n(struct plugin *p, const char *file, uint32_t n_cpus, uint32_t lo, uint32_t hi,
+                         const char *const *options, uint32_t n_options) {
+        static const uint32_t cpus[] = { 0, 1 };
+        static const bool part[] = { true, true };
         const char *dir = getenv("RTF_BUILD_PLUGINDIR");
         struct rtf_plugin_config c = {
-                .size = sizeof(c), .n_cpus = 1, .instance = file, .prio_min = lo, .prio_max = hi,
+                .size = sizeof(c), .n_cpus = n_cpus, .instance = file, .prio_min = lo, .prio_max = hi,
                 .cpus = cpus, .partitioned = part, .n_options = n_options, .options = options,
         };
         rtf_plugin_entry_fn entry;
@@ -73,6 +73,11 @@ static int plugin_open(struct plugin *p, const char *file, uint32_t lo, uint32_t
         if (r < 0)
                 dlclose(p->dl);
         return r;
+}
+
+static int plugin_open(struct plugin *p, const char *file, uint32_t lo, uint32_t hi,
+                       const char *const *options, uint32_t n_options) {
+        return plugin_open_n(p, file, 1, lo, hi, options, n_options);
 }
 
 static void plugin_close(struct plugin *p) {
@@ -238,6 +243,77 @@ static void test_edf_processor_demand(void) {
         plugin_close(&p);
 }
 
+/* The placement heuristic is an option: worst-fit (default), first-fit, best-fit. */
+static void test_placement(void) {
+        static const char *const first[] = { "placement=first-fit" };
+        static const char *const best[] = { "placement=best-fit" };
+        static const char *const bad[] = { "placement=random" };
+        static const char *const files[] = { "RM.so", "EDF.so" };
+        struct plugin p;
+        struct rtf_plugin_task t[4];
+        struct rtf_plugin_decision d;
+
+        for (size_t f = 0; f < ELEMS(files); f++) {
+                uint32_t lo = f ? 100 : 1, hi = f ? 100 : 99;
+
+                if (plugin_open_n(&p, files[f], 2, lo, hi, NULL, 0) < 0)
+                        return;
+                CHECK_EQ(create(&p, &t[0], 1000, 100, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(create(&p, &t[1], 1000, 100, 0, &d), RTF_PLUGIN_OK);
+                CHECK(t[0].core == 0 && t[1].core == 1);
+                p.ops->release(p.state, &t[1]);
+                p.ops->release(p.state, &t[0]);
+                plugin_close(&p);
+
+                if (plugin_open_n(&p, files[f], 2, lo, hi, first, 1) < 0)
+                        return;
+                CHECK_EQ(create(&p, &t[0], 1000, 100, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(create(&p, &t[1], 1000, 100, 0, &d), RTF_PLUGIN_OK);
+                CHECK(t[0].core == 0 && t[1].core == 0);
+                /* does not fit on core 0 any more: the next one */
+                CHECK_EQ(create(&p, &t[2], 1000, 750, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(t[2].core, 1);
+                for (int i = 2; i >= 0; i--)
+                        p.ops->release(p.state, &t[i]);
+                plugin_close(&p);
+
+                if (plugin_open_n(&p, files[f], 2, lo, hi, best, 1) < 0)
+                        return;
+                CHECK_EQ(create(&p, &t[0], 1000, 100, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(create(&p, &t[1], 1000, 600, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(t[1].core, t[0].core);
+                /* the fullest core that still fits */
+                CHECK_EQ(create(&p, &t[2], 1000, 400, 0, &d), RTF_PLUGIN_OK);
+                CHECK(t[2].core != t[0].core);
+                CHECK_EQ(create(&p, &t[3], 1000, 150, 0, &d), RTF_PLUGIN_OK);
+                CHECK_EQ(t[3].core, t[0].core);
+                for (int i = 3; i >= 0; i--)
+                        p.ops->release(p.state, &t[i]);
+                plugin_close(&p);
+        }
+        {
+                struct plugin q;
+                const char *dir = getenv("RTF_BUILD_PLUGINDIR");
+                char path[4096];
+                rtf_plugin_entry_fn entry;
+                void *sym, *st = NULL;
+                static const uint32_t cpus[] = { 0 };
+                struct rtf_plugin_config c = {
+                        .size = sizeof(c), .n_cpus = 1, .instance = "RM", .prio_min = 1,
+                        .prio_max = 99, .cpus = cpus, .n_options = 1, .options = bad,
+                };
+
+                snprintf(path, sizeof(path), "%s/RM.so", dir);
+                q.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                if (!q.dl)
+                        return;
+                sym = dlsym(q.dl, RTF_PLUGIN_ENTRY_NAME);
+                memcpy(&entry, &sym, sizeof(entry));
+                CHECK_EQ(entry(RTF_PLUGIN_ABI_VERSION)->init(&test_host, &c, &st), -EINVAL);
+                dlclose(q.dl);
+        }
+}
+
 int main(void) {
         if (!getenv("RTF_BUILD_PLUGINDIR")) {
                 fprintf(stderr, "RTF_BUILD_PLUGINDIR is not set: no plugins to test\n");
@@ -247,5 +323,6 @@ int main(void) {
         test_rm_reserved_share();
         test_reasons();
         test_edf_processor_demand();
+        test_placement();
         return test_done();
 }
