@@ -74,7 +74,7 @@ int campaign_curves(const struct campaign_options *o, const char *plugin, json_o
         struct host def, one;
         struct gen g = { o->seed };
         json_object *rows = json_object_new_array();
-        uint64_t tot_exact = 0, tot_refused = 0, unsound = 0, paper_unsound = 0;
+        uint64_t tot_exact = 0, tot_refused = 0, unsound = 0, paper_unsound = 0, paper_refused = 0;
         int r;
 
         if (!edf && strcmp(plugin, "RM") != 0) {
@@ -131,6 +131,7 @@ int campaign_curves(const struct campaign_options *o, const char *plugin, json_o
                         tot_refused += a_exact && !a_one;
                         unsound += a_one && !a_exact;
                         paper_unsound += a_paper && !a_exact;
+                        paper_refused += a_exact && !a_paper;
                 }
                 json_object_object_add(row, "utilization", json_object_new_double(target));
                 json_object_object_add(row, "sets", json_object_new_int((int32_t)o->curve_sets));
@@ -152,6 +153,8 @@ int campaign_curves(const struct campaign_options *o, const char *plugin, json_o
         json_object_object_add(out, "refused_but_schedulable", json_object_new_int64((int64_t)tot_refused));
         json_object_object_add(out, "pessimism", json_object_new_double(
                 tot_exact ? (double)tot_refused / (double)tot_exact : 0.0));
+        json_object_object_add(out, "paper_pessimism", json_object_new_double(
+                tot_exact ? (double)paper_refused / (double)tot_exact : 0.0));
         json_object_object_add(out, "plugin_admitted_unschedulable", json_object_new_int64((int64_t)unsound));
         json_object_object_add(out, "paper_admitted_unschedulable", json_object_new_int64((int64_t)paper_unsound));
         return 0;

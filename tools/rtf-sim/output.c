@@ -108,6 +108,9 @@ void output_curves_text(FILE *f, json_object *res) {
                         x[k] = json_object_object_get_ex(r, keys[k], &v) ? json_object_get_double(v) : 0;
                 fprintf(f, "%.2f   %.3f    %.3f    %.3f    %.3f\n", x[0], x[1], x[2], x[3], x[4]);
         }
+        json_object_object_get_ex(res, "paper_pessimism", &v);
+        fprintf(f, "%s: the paper's test refuses %.1f %% of the schedulable sets\n", get_str(res, "plugin"),
+                100.0 * json_object_get_double(v));
         json_object_object_get_ex(res, "pessimism", &v);
         fprintf(f, "%s: pessimism %.1f %% (%lld of %lld schedulable sets refused at util=1); "
                 "unschedulable sets admitted: plugin %lld, paper %lld\n", get_str(res, "plugin"),
