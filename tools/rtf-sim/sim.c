@@ -183,10 +183,11 @@ int sim_run(const struct sim_config *cfg, struct sim_task *tasks, size_t n, stru
         memset(cpu, 0, sizeof(cpu));
         window_end = cfg->reserve_us ? cfg->reserve_period_us : SIM_FOREVER;
 
-        while (now < cfg->horizon_us) {
+        for (;;) {
                 uint64_t next = cfg->horizon_us;
 
                 r.events++;
+                /* deadlines first, the horizon's own included */
                 for (size_t i = 0; i < n; i++) {
                         struct sim_task *t = &tasks[i];
 
@@ -200,9 +201,12 @@ int sim_run(const struct sim_config *cfg, struct sim_task *tasks, size_t n, stru
                                 *ret = r;
                                 return 0;
                         }
-                        if (t->next_release <= now)
-                                release_job(t, now, rr);
                 }
+                if (now >= cfg->horizon_us)
+                        break;
+                for (size_t i = 0; i < n; i++)
+                        if (tasks[i].next_release <= now)
+                                release_job(&tasks[i], now, rr);
                 if (now >= window_end) {
                         window_end += cfg->reserve_period_us;
                         for (uint32_t c = 0; c < cfg->n_cpus; c++)
