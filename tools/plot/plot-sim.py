@@ -24,16 +24,29 @@ def curves(res, out):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     rows = res["rows"]
     u = [r["utilization"] for r in rows]
-    for key, label, style in (("exact", "exact (simulation over the hyperperiod)", "k-"),
-                              ("plugin_util1", f"{res['plugin']}.so test at util=1", "b-o"),
-                              ("plugin_default", f"{res['plugin']}.so test, default util", "g--s"),
-                              ("paper", f"paper: {res['paper_test']}", "r:^")):
+    two = "worst-fit" in rows[0]
+    if two:
+        name = res["plugin"][:-1]
+        series = (("exact", "exact: some split passes on each CPU", "k-"),
+                  ("worst-fit", f"{name}.so placement=worst-fit", "b-o"),
+                  ("first-fit", f"{name}.so placement=first-fit", "g--s"),
+                  ("best-fit", f"{name}.so placement=best-fit", "m-.d"))
+        title = (f"{name} on 2 CPUs (util=1), {res['tasks_per_set']} tasks: pessimism "
+                 + ", ".join(f"{k} {100 * res['pessimism_' + k]:.1f} %"
+                             for k in ("worst-fit", "first-fit", "best-fit")))
+    else:
+        series = (("exact", "exact (simulation over the hyperperiod)", "k-"),
+                  ("plugin_util1", f"{res['plugin']}.so test at util=1", "b-o"),
+                  ("plugin_default", f"{res['plugin']}.so test, default util", "g--s"),
+                  ("paper", f"paper: {res['paper_test']}", "r:^"))
+        title = (f"{res['plugin']}: acceptance ratio, {res['tasks_per_set']} tasks per set, "
+                 f"pessimism {100 * res['pessimism']:.1f} %")
+    for key, label, style in series:
         ax.plot(u, [r[key] for r in rows], style, label=label, markersize=4)
-    ax.set_xlabel("utilisation of the set (one CPU)")
+    ax.set_xlabel("utilisation of the set (on %s)" % ("two CPUs" if two else "one CPU"))
     ax.set_ylabel("share of sets admitted")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"{res['plugin']}: acceptance ratio, {res['tasks_per_set']} tasks per set, "
-                 f"pessimism {100 * res['pessimism']:.1f} %")
+    ax.set_title(title, fontsize=9 if two else None)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()

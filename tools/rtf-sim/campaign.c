@@ -27,6 +27,10 @@ struct config_def {
 
 static const struct config_def configs[] = {
         { "edf-p1", "EDF on a partitioned CPU", 1, { true }, { { "EDF", "EDF.so", 0, 0, 100, 100 } }, 1 },
+        { "edf-p2", "EDF on 2 partitioned CPUs (worst-fit)", 2, { true, true },
+          { { "EDF", "EDF.so", 0, 1, 100, 100 } }, 1 },
+        { "rr-fp", "RR 1-49 and FP 50-99 on one CPU (no test of their own)", 1, { false },
+          { { "RR", "RR.so", 0, 0, 1, 49 }, { "FP", "FP.so", 0, 0, 50, 99 } }, 2 },
         { "edf-g2", "EDF on 2 CPUs without partitions (global EDF)", 2, { false, false },
           { { "EDF", "EDF.so", 0, 1, 100, 100 } }, 1 },
         { "rm-1", "RM on one CPU", 1, { false }, { { "RM", "RM.so", 0, 0, 1, 99 } }, 1 },
@@ -43,7 +47,7 @@ static const struct config_def configs[] = {
 #define N_CONFIGS (sizeof(configs) / sizeof(configs[0]))
 
 const char *const campaign_configs[] = {
-        "edf-p1", "edf-g2", "rm-1", "rm-2", "issue-1", "issue-2", "mixed", NULL,
+        "edf-p1", "edf-p2", "edf-g2", "rm-1", "rm-2", "rr-fp", "issue-1", "issue-2", "mixed", NULL,
 };
 
 static const struct config_def *config_find(const char *name) {

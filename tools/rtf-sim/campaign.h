@@ -34,5 +34,10 @@ int campaign_check(const struct campaign_options *o, const char *config, json_ob
 /* --scenario: a fixed sequence; 1 if a deadline was missed, 0 if not; trace for --gantt. */
 int campaign_scenario(const struct campaign_options *o, const char *name, json_object *out,
                       json_object *gantt);
-/* --curves for "RM" or "EDF" on one CPU: rows of admitted shares per utilisation. */
+/*
+ * --curves for "RM" or "EDF" on one CPU, "RM2" or "EDF2" on two (the
+ * placement heuristics against the best partition): rows of admitted
+ * shares per utilisation.
+ */
 int campaign_curves(const struct campaign_options *o, const char *plugin, json_object *out);
+int campaign_curves2(const struct campaign_options *o, const char *plugin, json_object *out);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "campaign.h"
@@ -17,6 +18,7 @@
 
 #define CURVE_TASKS 5
 #define CURVE_STEPS 20
+#define CURVE_TASKS_MAX 8
 
 static const uint64_t curve_periods[] = {
         1000, 2000, 4000, 5000, 8000, 10000, 20000, 25000, 40000, 50000, 100000, 200000,
@@ -33,10 +35,12 @@ static bool plugin_admits(struct host *h, const struct host_request *rq, size_t 
 }
 
 static bool exact_admits(bool edf, const struct host_request *rq, size_t n) {
-        struct sim_task set[CURVE_TASKS];
+        struct sim_task set[CURVE_TASKS_MAX];
         struct sim_config c = { .n_cpus = 1, .partitioned = { edf } };
         struct sim_result res;
 
+        if (n > CURVE_TASKS_MAX)
+                return false;
         for (size_t i = 0; i < n; i++) {
                 uint32_t rank = 0;
 
@@ -157,5 +161,130 @@ int campaign_curves(const struct campaign_options *o, const char *plugin, json_o
                 tot_exact ? (double)paper_refused / (double)tot_exact : 0.0));
         json_object_object_add(out, "plugin_admitted_unschedulable", json_object_new_int64((int64_t)unsound));
         json_object_object_add(out, "paper_admitted_unschedulable", json_object_new_int64((int64_t)paper_unsound));
+        return 0;
+}
+
+/* ---- two CPUs: the placement heuristics ------------------------------------------- */
+
+#define CURVE2_TASKS 6
+
+/* Is there a split of the set over two CPUs that the exact test accepts on each? */
+static bool exact_partition_exists(bool edf, const struct host_request *rq, size_t n) {
+        /* task n-1 on CPU 0 without loss of generality: 2^(n-1) splits */
+        for (uint32_t mask = 0; mask < (1u << (n - 1)); mask++) {
+                struct host_request a[CURVE2_TASKS], b[CURVE2_TASKS];
+                size_t na = 0, nb = 0;
+                double ua = 0, ub = 0;
+
+                for (size_t i = 0; i < n; i++) {
+                        bool second = i + 1 < n && (mask & (1u << i));
+                        double u = (double)rq[i].runtime_us / (double)rq[i].period_us;
+
+                        if (second) {
+                                b[nb++] = rq[i];
+                                ub += u;
+                        } else {
+                                a[na++] = rq[i];
+                                ua += u;
+                        }
+                }
+                if (ua > 1.0 || ub > 1.0)
+                        continue;
+                if (exact_admits(edf, a, na) && (nb == 0 || exact_admits(edf, b, nb)))
+                        return true;
+        }
+        return false;
+}
+
+int campaign_curves2(const struct campaign_options *o, const char *plugin, json_object *out) {
+        static const char *const names[] = { "worst-fit", "first-fit", "best-fit" };
+        static const char *const opts[][2] = {
+                { "util=1", "placement=worst-fit" },
+                { "util=1", "placement=first-fit" },
+                { "util=1", "placement=best-fit" },
+        };
+        bool edf = strcmp(plugin, "EDF2") == 0;
+        struct host h[3];
+        struct gen g = { o->seed };
+        json_object *rows = json_object_new_array();
+        uint64_t tot_exact = 0, refused[3] = { 0 }, unsound = 0;
+        int r = 0;
+
+        if (!edf && strcmp(plugin, "RM2") != 0) {
+                json_object_put(rows);
+                return -EINVAL;
+        }
+        for (int k = 0; k < 3; k++) {
+                campaign_config(edf ? "edf-p2" : "rm-2", &h[k]);
+                h[k].inst[0].options[0] = opts[k][0];
+                h[k].inst[0].options[1] = opts[k][1];
+                h[k].inst[0].n_options = 2;
+        }
+        for (int k = 0; k < 3 && r == 0; k++)
+                r = host_open(&h[k], o->plugin_dir);
+        if (r < 0) {
+                for (int k = 0; k < 3; k++)
+                        host_close(&h[k]);
+                json_object_put(rows);
+                return r;
+        }
+        for (int step = 1; step <= CURVE_STEPS; step++) {
+                double target = 2.0 * step / CURVE_STEPS;
+                uint32_t n_exact = 0, n_fit[3] = { 0 };
+                json_object *row = json_object_new_object();
+
+                for (uint32_t s = 0; s < o->curve_sets; s++) {
+                        struct host_request rq[CURVE2_TASKS];
+                        double u[CURVE2_TASKS];
+                        bool exact;
+
+                        gen_uunifast(&g, CURVE2_TASKS, target, u);
+                        for (size_t i = 0; i < CURVE2_TASKS; i++) {
+                                uint64_t t = curve_periods[gen_range(&g, 0, sizeof(curve_periods) /
+                                                                                sizeof(curve_periods[0]) - 1)];
+                                uint64_t c = (uint64_t)llround((u[i] > 1.0 ? 1.0 : u[i]) * (double)t);
+
+                                if (c < 2)
+                                        c = 2;
+                                if (c > t)
+                                        c = t;
+                                rq[i] = (struct host_request) { .period_us = t, .runtime_us = c };
+                                if (gen_unit(&g) < 0.5)
+                                        rq[i].deadline_us = gen_range(&g, c + (t - c) / 2, t);
+                        }
+                        exact = exact_partition_exists(edf, rq, CURVE2_TASKS);
+                        n_exact += exact;
+                        tot_exact += exact;
+                        for (int k = 0; k < 3; k++) {
+                                bool a = plugin_admits(&h[k], rq, CURVE2_TASKS);
+
+                                n_fit[k] += a;
+                                refused[k] += exact && !a;
+                                unsound += a && !exact;
+                        }
+                }
+                json_object_object_add(row, "utilization", json_object_new_double(target));
+                json_object_object_add(row, "sets", json_object_new_int((int32_t)o->curve_sets));
+                json_object_object_add(row, "exact", json_object_new_double((double)n_exact / o->curve_sets));
+                for (int k = 0; k < 3; k++)
+                        json_object_object_add(row, names[k],
+                                               json_object_new_double((double)n_fit[k] / o->curve_sets));
+                json_object_array_add(rows, row);
+        }
+        for (int k = 0; k < 3; k++)
+                host_close(&h[k]);
+        json_object_object_add(out, "plugin", json_object_new_string(plugin));
+        json_object_object_add(out, "seed", json_object_new_int64((int64_t)o->seed));
+        json_object_object_add(out, "tasks_per_set", json_object_new_int(CURVE2_TASKS));
+        json_object_object_add(out, "rows", rows);
+        json_object_object_add(out, "exact_schedulable", json_object_new_int64((int64_t)tot_exact));
+        for (int k = 0; k < 3; k++) {
+                char key[48];
+
+                snprintf(key, sizeof(key), "pessimism_%s", names[k]);
+                json_object_object_add(out, key, json_object_new_double(
+                        tot_exact ? (double)refused[k] / (double)tot_exact : 0.0));
+        }
+        json_object_object_add(out, "plugin_admitted_unschedulable", json_object_new_int64((int64_t)unsound));
         return 0;
 }

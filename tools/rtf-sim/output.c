@@ -120,6 +120,35 @@ void output_curves_text(FILE *f, json_object *res) {
                 (long long)get_int(res, "paper_admitted_unschedulable"));
 }
 
+void output_curves2_text(FILE *f, json_object *res) {
+        static const char *const keys[] = { "utilization", "exact", "worst-fit", "first-fit", "best-fit" };
+        json_object *rows, *v;
+
+        json_object_object_get_ex(res, "rows", &rows);
+        fprintf(f, "# %s: two CPUs, %lld tasks per set, util=1; exact: some split passes the exact test\n",
+                get_str(res, "plugin"), (long long)get_int(res, "tasks_per_set"));
+        fprintf(f, "# U     exact    worst    first    best\n");
+        for (size_t i = 0; i < json_object_array_length(rows); i++) {
+                json_object *r = json_object_array_get_idx(rows, i);
+
+                for (int k = 0; k < 5; k++)
+                        fprintf(f, k ? "    %.3f" : "%.2f", json_object_object_get_ex(r, keys[k], &v) ?
+                                json_object_get_double(v) : 0.0);
+                fputc('\n', f);
+        }
+        fprintf(f, "%s: pessimism", get_str(res, "plugin"));
+        for (int k = 2; k < 5; k++) {
+                char key[48];
+
+                snprintf(key, sizeof(key), "pessimism_%s", keys[k]);
+                json_object_object_get_ex(res, key, &v);
+                fprintf(f, " %s %.1f %%", keys[k], 100.0 * json_object_get_double(v));
+        }
+        fprintf(f, " (of %lld schedulable sets); unschedulable admitted: %lld\n",
+                (long long)get_int(res, "exact_schedulable"),
+                (long long)get_int(res, "plugin_admitted_unschedulable"));
+}
+
 /* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
 static const char *plot_python(void) {
         const char *p = getenv("RTF_PYTHON");

@@ -23,7 +23,7 @@ static void usage(FILE *f) {
         fprintf(f,
 "Usage: rtf-sim --check[=CONFIG] [--sets=N] [--seed=N] [OPTIONS]\n"
 "       rtf-sim --scenario=NAME [--gantt] [--plot=PREFIX] [OPTIONS]\n"
-"       rtf-sim --curves[=RM|EDF] [--curve-sets=N] [--plot=PREFIX] [OPTIONS]\n"
+"       rtf-sim --curves[=RM|EDF|RM2|EDF2] [--curve-sets=N] [--plot=PREFIX] [OPTIONS]\n"
 "\n"
 "Simulate the schedules of the task sets rtf's plugins admit, with the real\n"
 "plugin modules (EDF.so, RM.so, FP.so, RR.so) and the whole-machine check of\n"
@@ -43,7 +43,9 @@ static void usage(FILE *f) {
 "                           instances without partitions) or issue-2 (EDF and RM\n"
 "                           without partitions); exit 1 if a deadline is missed\n"
 "      --curves[=RM|EDF]    acceptance ratios against utilisation on one CPU: the\n"
-"                           plugin's test, the exact test, the paper's test\n"
+"                           plugin's test, the exact test, the paper's test;\n"
+"                           RM2, EDF2: two CPUs, each placement heuristic against\n"
+"                           the best split of the set (exact on each CPU)\n"
 "      --list               the configurations\n"
 "Options:\n"
 "      --sets=N             admitted sets to simulate per configuration (100000)\n"
@@ -58,7 +60,7 @@ static void usage(FILE *f) {
 "                           tree, else the installed ones)\n"
 "      --gantt              with --scenario: the schedule's pieces in the output\n"
 "      --expect-miss        exit 0 if a deadline is missed, 1 if none (for tests)\n"
-"      --plot=PREFIX        PREFIX-curves-RM.png, PREFIX-curves-EDF.png or\n"
+"      --plot=PREFIX        PREFIX-curves-RM.png (-EDF, -RM2, -EDF2) or\n"
 "                           PREFIX-gantt.png (needs python3-matplotlib)\n"
 "      --json               the results as JSON (times in us, shares in 0..1)\n"
 "  -h, --help               this text\n"
@@ -251,25 +253,26 @@ int main(int argc, char *argv[]) {
                                 output_scenario_text(stdout, res);
                 }
         } else {
-                static const char *const plugins[] = { "RM", "EDF" };
+                static const char *const plugins[] = { "RM", "EDF", "RM2", "EDF2" };
 
-                for (size_t i = 0; i < 2 && rc == 0; i++) {
+                for (size_t i = 0; i < 4 && rc == 0; i++) {
+                        bool two = i >= 2;
                         json_object *res;
                         int r;
 
-                        if (arg && strcmp(arg, plugins[i]) != 0)
+                        if (arg ? strcmp(arg, plugins[i]) != 0 : two)
                                 continue;
                         res = json_object_new_object();
-                        r = campaign_curves(&o, plugins[i], res);
+                        r = two ? campaign_curves2(&o, plugins[i], res) : campaign_curves(&o, plugins[i], res);
                         json_object_array_add(results, res);
                         if (r < 0) {
                                 fprintf(stderr, TOOL ": --curves=%s: %s\n", plugins[i], strerror(-r));
                                 rc = 2;
                         } else if (!json)
-                                output_curves_text(stdout, res);
+                                (two ? output_curves2_text : output_curves_text)(stdout, res);
                 }
                 if (json_object_array_length(results) == 0) {
-                        fprintf(stderr, TOOL ": --curves takes RM or EDF\n");
+                        fprintf(stderr, TOOL ": --curves takes RM, EDF, RM2 or EDF2\n");
                         rc = 2;
                 }
         }
