@@ -340,6 +340,34 @@ static void test_limits_and_errors(void) {
         h.rta_max_steps = 0;
         CHECK_EQ(check(&h, set, 2, &v), ADM_ADMIT);
 
+        /*
+         * 500 tasks of one instance on a CPU: RTA of each costs at least a
+         * pass of 500, beyond the default limit; when that instance tested
+         * them itself (RM) and nothing else runs there, they are not
+         * analysed again, and the check stays O(n).
+         */
+        {
+                static struct adm_machine_task many[501];
+
+                h.rta_max_steps = 0;
+                for (size_t i = 0; i < 500; i++)
+                        many[i] = fifo(0, 0, 1 + (uint32_t)(i % 99), 1000000, 1000, 0);
+                CHECK_EQ(check(&h, many, 500, &v), ADM_REJECT);
+                CHECK_EQ(v.refusal, ADM_MACHINE_GAVE_UP);
+                for (size_t i = 0; i < 500; i++)
+                        many[i].self_tested = true;
+                CHECK_EQ(check(&h, many, 500, &v), ADM_ADMIT);
+                /* a thread of another instance on that CPU: analysed again */
+                many[500] = fifo(1, 0, 99, 1000000, 1000, 0);
+                CHECK_EQ(check(&h, many, 501, &v), ADM_REJECT);
+                CHECK_EQ(v.refusal, ADM_MACHINE_GAVE_UP);
+                /* the reserved share and the order of 4 are still checked */
+                many[500] = fifo(0, 0, 99, 1000000, 0, 0);
+                many[500].self_tested = true;
+                CHECK_EQ(check(&h, many, 501, &v), ADM_REJECT);
+                CHECK_EQ(v.refusal, ADM_MACHINE_UNBOUNDED_ABOVE);
+        }
+        set[0] = fifo(0, 0, 99, 1000, 999, 0);
         set[0].cpu = 2;
         CHECK_EQ(adm_machine_check(&h, set, 2, &v), -EINVAL);
         set[0] = dl(0, 0, 100, 0);

@@ -122,6 +122,9 @@ static int machine_task_of(struct host *h, uint32_t k, struct adm_machine_task *
                 .policy = s.policy,
                 .cpu = s.cpu,
                 .priority = s.priority,
+                /* RM runs RTA over its own tasks with the same share (util= at its default) */
+                .self_tested = strcmp(h->inst[h->tasks[k].instance].file, "RM.so") == 0 &&
+                               h->inst[h->tasks[k].instance].n_options == 0,
         };
         if (s.policy == RTF_POLICY_DEADLINE) {
                 ret->runtime_us = s.runtime_ns / 1000;

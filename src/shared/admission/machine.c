@@ -254,7 +254,8 @@ static int response_time(const struct adm_machine_host *h, const struct adm_mach
 static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_task *tasks,
                      size_t n, uint32_t c, uint64_t *steps, struct adm_machine_verdict *ret) {
         uint64_t dl = 0, fixed = 0, cap = host_rt_cap(h), hole = 0, work = 0, reserve;
-        bool any = false, unbounded = false;
+        size_t top_unbounded = n, low_bounded = n, first_instance = n;
+        bool any = false, unbounded = false, one_tested_instance = true;
 
         for (size_t i = 0; i < n; i++) {
                 const struct adm_machine_task *t = &tasks[i];
@@ -265,12 +266,21 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
                                                 t->period_us - t->runtime_us, host_rt_period(h));
                 } else if (is_fixed(t) && t->cpu == (int32_t)c) {
                         any = true;
+                        if (first_instance == n)
+                                first_instance = i;
+                        one_tested_instance &= t->self_tested &&
+                                               t->instance == tasks[first_instance].instance;
                         if (t->runtime_us != 0) {
                                 fixed += adm_util_up(t->runtime_us, t->period_us);
                                 work += adm_window_work(t->runtime_us, t->period_us, t->deadline_us,
                                                         0, host_rt_period(h));
-                        } else
+                                if (low_bounded == n || t->priority < tasks[low_bounded].priority)
+                                        low_bounded = i;
+                        } else {
                                 unbounded = true;
+                                if (top_unbounded == n || t->priority > tasks[top_unbounded].priority)
+                                        top_unbounded = i;
+                        }
                 }
         }
         if (!any)
@@ -283,19 +293,14 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
                 return ADM_REJECT;
         }
 
-        /* 4: O(n^2) only over the tasks of this CPU. */
-        for (size_t u = 0; u < n; u++) {
-                if (!is_fixed(&tasks[u]) || tasks[u].cpu != (int32_t)c || tasks[u].runtime_us != 0)
-                        continue;
-                for (size_t g = 0; g < n; g++)
-                        if (is_fixed(&tasks[g]) && tasks[g].cpu == (int32_t)c &&
-                            tasks[g].runtime_us != 0 && tasks[g].priority <= tasks[u].priority) {
-                                *ret = (struct adm_machine_verdict) {
-                                        .refusal = ADM_MACHINE_UNBOUNDED_ABOVE, .cpu = (int32_t)c,
-                                        .task = (uint32_t)u, .other = (uint32_t)g,
-                                };
-                                return ADM_REJECT;
-                        }
+        /* 4: the highest task without runtime against the lowest with one. */
+        if (unbounded && top_unbounded < n && low_bounded < n &&
+            tasks[top_unbounded].priority >= tasks[low_bounded].priority) {
+                *ret = (struct adm_machine_verdict) {
+                        .refusal = ADM_MACHINE_UNBOUNDED_ABOVE, .cpu = (int32_t)c,
+                        .task = (uint32_t)top_unbounded, .other = (uint32_t)low_bounded,
+                };
+                return ADM_REJECT;
         }
 
         /*
@@ -306,6 +311,14 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
          */
         reserve = ((ADM_UTIL_ONE - cap) * host_rt_period(h) + ADM_UTIL_ONE - 1) / ADM_UTIL_ONE;
         hole = unbounded ? reserve : adm_reserved_hole(work, host_rt_period(h), reserve);
+        /*
+         * A CPU where only one instance's FIFO/RR threads run, all tested by
+         * that instance (RM: RTA with the same reserve and window block),
+         * and no DEADLINE thread may come: that test already covers it, and
+         * this check stays O(n) for it.
+         */
+        if (one_tested_instance && dl == 0)
+                return ADM_ADMIT;
         for (size_t i = 0; i < n; i++) {
                 uint64_t r = 0;
                 int k;

@@ -35,9 +35,11 @@
  *      block the kernel may take is what the CPU's real-time work can
  *      leave unpaid in a window (adm_reserved_hole()), often nothing.
  *
- * Pure: no OS calls, no allocation.  Cost: O(n) for 1 and 3, O(n^2 x
- * iterations) for 2, bounded by host->rta_max_steps (each pass over the
- * task set is n steps); a check that runs out refuses and says so.
+ * Pure: no OS calls, no allocation.  Cost: O(n x CPUs) for 1, 3 and 4;
+ * for 2, on CPUs that several instances (or DEADLINE threads) share,
+ * O(n) per iteration of each task's RTA, bounded by host->rta_max_steps
+ * (each pass over the task set is n steps); a check that runs out
+ * refuses and says so.
  */
 #pragma once
 
@@ -106,6 +108,13 @@ struct adm_machine_task {
         uint64_t runtime_us;            /* accepted runtime; 0 = none (FIFO/RR only) */
         uint64_t period_us;             /* T; any value when runtime_us = 0 */
         uint64_t deadline_us;           /* min(D, T); 0 = T */
+        /*
+         * The instance's own test already proved this task against the
+         * instance's other tasks on this CPU, the kernel's share included
+         * (RM, with util= at most this host's rt_cap).  A CPU where every FIFO/RR task is such a task of one
+         * instance and no DEADLINE thread may run is not analysed again.
+         */
+        bool self_tested;
 };
 
 enum adm_machine_refusal {
