@@ -35,6 +35,18 @@
  *      block the kernel may take is what the CPU's real-time work can
  *      leave unpaid in a window (adm_reserved_hole()), often nothing.
  *
+ * How rtfd uses it (tools/rtf-sim/host.c does the same):
+ *   - at start and in --check-config: fill adm_machine_host (CPUs, which
+ *     have a cpuset partition, rt_share from adm_machine_parse_rt_share()
+ *     over /proc/sys/kernel/sched_rt_{runtime,period}_us, rt_period_us,
+ *     fair_share ADM_MACHINE_FAIR_SHARE_DEFAULT on kernels with the fair
+ *     server) and log every line of adm_machine_config_check();
+ *   - at commit, after the plugin's schedule(): one adm_machine_task per
+ *     admitted task from what its plugin's attach() returns (policy, CPU,
+ *     priority, runtime/period/deadline; the declared runtime for FIFO/RR),
+ *     then adm_machine_check(); ADM_REJECT rolls the commit back, with
+ *     adm_machine_explain() as the reason.
+ *
  * Pure: no OS calls, no allocation.  Cost: O(n x CPUs) for 1, 3 and 4;
  * for 2, on CPUs that several instances (or DEADLINE threads) share,
  * O(n) per iteration of each task's RTA, bounded by host->rta_max_steps
