@@ -408,6 +408,12 @@ static void test_config_check(void) {
         h = host(part0);
         CHECK_EQ(adm_machine_config_check(&h, edf_rm, 2, buf, sizeof(buf)), ADM_MACHINE_CONFIG_ISOLATED);
         CHECK(strstr(buf, "no CPU is shared") != NULL);
+        /* a kernel without throttling: said, and the share is the parameter's */
+        h.rt_share = ADM_UTIL_ONE;
+        h.fair_share = 0;
+        CHECK_EQ(adm_machine_config_check(&h, edf_rm, 2, buf, sizeof(buf)), ADM_MACHINE_CONFIG_ISOLATED);
+        CHECK(strstr(buf, "RT throttling is off") != NULL);
+        CHECK(strstr(buf, "the kernel keeps 0.000 of each CPU") != NULL);
         h = host(both_partitioned);
         CHECK_EQ(adm_machine_config_check(&h, two_edf, 2, buf, sizeof(buf)), ADM_MACHINE_CONFIG_ISOLATED);
         /* truncation keeps a terminated string */
