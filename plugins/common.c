@@ -38,6 +38,29 @@ void plugin_reason(struct rtf_plugin_decision *d, const char *fmt, ...) {
         va_end(ap);
 }
 
+void plugin_util_str(uint64_t ppb, unsigned digits, char *buf) {
+        uint64_t scale = 1;
+
+        for (unsigned k = digits; k < 9; k++)
+                scale *= 10;
+        snprintf(buf, PLUGIN_UTIL_STR, "%llu.%0*llu", (unsigned long long)(ppb / ADM_UTIL_ONE),
+                 (int)digits, (unsigned long long)(ppb % ADM_UTIL_ONE / scale));
+}
+
+unsigned plugin_util_pair(uint64_t load_ppb, uint64_t bound_ppb, char *a, char *b) {
+        unsigned digits = 3;
+        uint64_t scale = 1000000;
+
+        /* Truncated, the larger stays larger; add digits until they differ. */
+        while (digits < 9 && load_ppb / scale == bound_ppb / scale) {
+                digits++;
+                scale /= 10;
+        }
+        plugin_util_str(load_ppb, digits, a);
+        plugin_util_str(bound_ppb, digits, b);
+        return digits;
+}
+
 int plugin_parse_util(const char *s, uint64_t *ret_ppb) {
         uint64_t whole = 0, frac = 0, scale = ADM_UTIL_ONE, v;
         const char *p = s;
@@ -89,6 +112,18 @@ static int option_apply(struct plugin_base *b, const struct plugin_option *o, co
         int r;
 
         switch (o->type) {
+        case PLUGIN_OPTION_PLACEMENT: {
+                static const char *const names[] = { "worst-fit", "first-fit", "best-fit" };
+
+                for (uint32_t i = 0; i < 3; i++)
+                        if (strcmp(value, names[i]) == 0) {
+                                *(uint32_t *)o->value = i;
+                                return 0;
+                        }
+                plugin_log(b, RTF_LOG_ERR, "option %s=%s: expected worst-fit, first-fit or best-fit",
+                           o->key, value);
+                return -EINVAL;
+        }
         case PLUGIN_OPTION_UTIL:
                 r = plugin_parse_util(value, &v);
                 if (r < 0) {
@@ -128,6 +163,7 @@ static int options_parse(struct plugin_base *b, const struct rtf_plugin_config *
                          const struct plugin_option *options, size_t n_options) {
         const struct plugin_option common[] = {
                 { "max_tasks", PLUGIN_OPTION_U32, &b->max_tasks, 1, PLUGIN_MAX_TASKS_LIMIT },
+                { "placement", PLUGIN_OPTION_PLACEMENT, &b->placement, 0, 0 },
         };
         const size_t n_common = sizeof(common) / sizeof(common[0]);
         uint64_t seen = 0;
@@ -320,12 +356,18 @@ uint32_t plugin_cores_by_load(struct plugin_base *b, const struct rtf_plugin_tas
 
                 if (tasks >= b->max_tasks)
                         continue;
-                b->order[n++] = (struct plugin_order) {
+                b->order[n] = (struct plugin_order) {
                         .util = by_tasks_only ? 0 : c->util - (here ? exclude_util : 0),
                         .tasks = tasks,
                         .not_current = !here,
                         .index = i,
                 };
+                if (b->placement == PLUGIN_PLACEMENT_BEST_FIT) {
+                        b->order[n].util = UINT64_MAX - b->order[n].util;
+                        b->order[n].tasks = UINT32_MAX - tasks;
+                } else if (b->placement == PLUGIN_PLACEMENT_FIRST_FIT)
+                        b->order[n].util = b->order[n].tasks = b->order[n].not_current = 0;
+                n++;
         }
         qsort(b->order, n, sizeof(b->order[0]), order_compare);
         for (uint32_t i = 0; i < n; i++)

@@ -39,6 +39,16 @@ static inline double plugin_util(uint64_t ppb) {
         return (double)ppb / (double)ADM_UTIL_ONE;
 }
 
+/*
+ * A reason's "load > bound" with just enough decimals that the two differ
+ * (1.00005 > 1.00000, never 1.000 > 1.000): writes both, truncated, into
+ * a and b (at least PLUGIN_UTIL_STR bytes each); returns the decimals used.
+ */
+#define PLUGIN_UTIL_STR 24
+unsigned plugin_util_pair(uint64_t load_ppb, uint64_t bound_ppb, char *a, char *b);
+/* ppb truncated to `digits` decimals (3..9), for the other figures of such a reason. */
+void plugin_util_str(uint64_t ppb, unsigned digits, char *buf);
+
 /* A circular doubly-linked list; the head is a node that carries no entry. */
 struct plugin_list {
         struct plugin_list *prev, *next;
@@ -74,6 +84,7 @@ struct plugin_node {
         uint64_t runtime_us;            /* RM: C, 0 = not declared */
         uint64_t period_us;             /* RM: T, its key in the core's period set */
         uint64_t deadline_us;           /* RM: min(D, T) */
+        uint64_t window_work;           /* RM: adm_window_work() over the kernel's window */
         uint32_t key;                   /* FP/RR: requested priority */
         uint32_t heap_pos;              /* EDF, global: index in the density heap */
         bool dirty;                     /* priority changed, task_updated pending */
@@ -92,11 +103,25 @@ struct plugin_core {
         bool ties;                      /* eq. 6 does not hold on this core */
         /* RM */
         struct adm_fp_load load;
+        uint64_t window_work;           /* sum of the tasks' window_work */
         struct adm_period_set periods;
         /* FP/RR */
         struct adm_prio_set prios;
         uint32_t map[ADM_PRIO_KEYS];    /* requested -> granted priority */
         struct plugin_list *buckets;    /* ADM_PRIO_KEYS lists */
+};
+
+/*
+ * The order in which a new task tries the cores (option placement=):
+ * worst-fit, the least loaded first (the default: it leaves each core the
+ * most room); best-fit, the most loaded first (it keeps whole cores free
+ * for big tasks); first-fit, in the order of the configuration.  The
+ * plugins with a test take the first core that passes it.
+ */
+enum plugin_placement {
+        PLUGIN_PLACEMENT_WORST_FIT = 0,
+        PLUGIN_PLACEMENT_FIRST_FIT = 1,
+        PLUGIN_PLACEMENT_BEST_FIT = 2,
 };
 
 /* The first member of every plugin's state. */
@@ -108,6 +133,7 @@ struct plugin_base {
         uint32_t prio_max;
         uint32_t n_cpus;
         uint32_t max_tasks;             /* per core */
+        uint32_t placement;             /* enum plugin_placement (option placement=) */
         struct plugin_core *cores;
         struct plugin_node *spare;
         /* scratch for worst-fit, n_cpus entries each */
@@ -117,6 +143,7 @@ struct plugin_base {
 
 enum plugin_option_type {
         PLUGIN_OPTION_UTIL,             /* decimal in (0, 1] -> uint64_t ppb */
+        PLUGIN_OPTION_PLACEMENT,        /* worst-fit, first-fit, best-fit -> uint32_t */
         PLUGIN_OPTION_U32,              /* decimal integer in [min, max] */
         PLUGIN_OPTION_U64,
 };
@@ -159,10 +186,11 @@ struct plugin_node *plugin_node_take(struct plugin_base *b, struct rtf_plugin_ta
 void plugin_node_release(struct plugin_base *b, struct rtf_plugin_task *task);
 
 /*
- * Worst-fit: the cores that still take a task (fewer than max_tasks),
- * least loaded first; load is util, then number of tasks (by_tasks_only:
- * the number of tasks alone); a remaining tie goes to the core `exclude`
- * is on, then to the lowest position.  `exclude` (a task being changed, or
+ * The cores that still take a task (fewer than max_tasks), in the order
+ * of b->placement: worst-fit, least loaded first; best-fit, most loaded
+ * first; first-fit, by position.  Load is util, then number of tasks
+ * (by_tasks_only: the number of tasks alone); a remaining tie goes to the
+ * core `exclude` is on (not for first-fit), then to the lowest position.  `exclude` (a task being changed, or
  * NULL) is counted out, with exclude_util.  Fills ret_order, returns how
  * many cores it holds.
  */

@@ -37,6 +37,10 @@ struct edf_state {
         struct plugin_list pool;
         uint32_t pool_tasks;
         uint64_t density_sum;
+        /* partitioned: the processor-demand test's scratch and work limit */
+        struct adm_edf_task *qpa;
+        size_t qpa_size;
+        uint64_t qpa_max_steps;
         /* the pool as a max-heap of densities: the bound needs the largest */
         struct plugin_node **heap;      /* pool_tasks entries */
         uint32_t heap_cap;
@@ -58,6 +62,7 @@ static void edf_fini(void *state) {
                 free(n);
         }
         free(s->heap);
+        free(s->qpa);
         plugin_base_fini(&s->base);
         free(s);
 }
@@ -71,10 +76,13 @@ static int edf_init(const struct rtf_plugin_host *host, const struct rtf_plugin_
         if (!s)
                 return -ENOMEM;
         s->util_thr = EDF_UTIL_THR_DEFAULT;
+        s->qpa_max_steps = ADM_FP_RTA_DEFAULT_STEPS;
         plugin_list_init(&s->pool);
 
         const struct plugin_option options[] = {
                 { "util", PLUGIN_OPTION_UTIL, &s->util_thr, 0, 0 },
+                /* Bounds the CPU time of one request's processor-demand test; beyond it, refused. */
+                { "qpa_max_steps", PLUGIN_OPTION_U64, &s->qpa_max_steps, 1000, 1000000000 },
         };
         /* The priority range means nothing to SCHED_DEADLINE ("100-100" is nominal). */
         r = plugin_base_init(&s->base, "EDF", host, config, options,
@@ -219,6 +227,80 @@ static int edf_check_params(const struct rtf_task_params *req, struct rtf_plugin
         return 0;
 }
 
+/* Room for the tasks of the biggest core plus one, for the processor-demand test. */
+static int qpa_reserve(struct edf_state *s, size_t n) {
+        struct adm_edf_task *t;
+
+        if (n <= s->qpa_size)
+                return 0;
+        t = realloc(s->qpa, sizeof(t[0]) * n);
+        if (!t)
+                return -ENOMEM;
+        s->qpa = t;
+        s->qpa_size = n;
+        return 0;
+}
+
+/*
+ * Can core i take the request (without `exclude`)?  Eq. 3 first (O(1));
+ * when it fails and a deadline is shorter than its period, processor
+ * demand (QPA, O(tasks x points), bounded by *steps), where the request
+ * gets its runtime Q and no more.  why (or NULL) gets the reason.
+ */
+static int edf_test_partition(struct edf_state *s, uint32_t i, const struct adm_edf_request *r,
+                              uint64_t period_us, const struct rtf_plugin_task *exclude, uint64_t *steps,
+                              struct adm_edf_result *res, struct rtf_plugin_decision *why) {
+        const struct plugin_core *c = &s->base.cores[i];
+        const struct plugin_node *own = exclude ? exclude->plugin_data : NULL;
+        uint64_t load = c->util - (own && exclude->core == (int32_t)i ? own->util : 0);
+        struct plugin_list *l;
+        bool constrained = r->window_us < period_us;
+        size_t n = 0;
+        int k, q;
+
+        k = adm_edf_test_core(load, s->util_thr, r, res);
+        if (k != ADM_REJECT)
+                return k;
+        k = qpa_reserve(s, c->n_tasks + 1);
+        if (k < 0)
+                return k;
+        PLUGIN_LIST_FOREACH(l, &c->tasks) {
+                const struct plugin_node *t = plugin_node_of(l);
+
+                if (t == own)
+                        continue;
+                s->qpa[n++] = (struct adm_edf_task) {
+                        .runtime_us = t->task->accepted_runtime_us,
+                        .deadline_us = edf_deadline(&t->task->params),
+                        .period_us = t->task->params.period_us,
+                };
+                constrained |= edf_deadline(&t->task->params) < t->task->params.period_us;
+        }
+        s->qpa[n++] = (struct adm_edf_task) {
+                .runtime_us = r->runtime_us, .deadline_us = r->window_us, .period_us = period_us,
+        };
+        q = constrained ? adm_edf_qpa(s->qpa, n, s->util_thr, steps) : ADM_REJECT;
+        if (q < 0)
+                return q;
+        if (q == ADM_ADMIT) {
+                res->accepted_runtime_us = r->runtime_us;
+                res->accepted_util = res->util;
+                return ADM_ADMIT;
+        }
+        if (why) {
+                char total[PLUGIN_UTIL_STR], cap[PLUGIN_UTIL_STR];
+                char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR];
+                unsigned digits = plugin_util_pair(load + res->util, s->util_thr, total, cap);
+
+                plugin_util_str(load, digits, x);
+                plugin_util_str(res->util, digits, y);
+                plugin_reason(why, "EDF: CPU %u utilisation %s + %s = %s > %s%s", c->cpu, x, y, total,
+                              cap, !constrained ? "" : q == ADM_GAVE_UP ?
+                              ", processor demand gave up (qpa_max_steps)" : ", processor demand too");
+        }
+        return ADM_REJECT;
+}
+
 static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
                         const struct rtf_plugin_task *exclude, struct rtf_plugin_decision *ret) {
         struct plugin_base *b = &s->base;
@@ -254,31 +336,39 @@ static int edf_evaluate(struct edf_state *s, const struct rtf_task_params *req,
                 k = adm_edf_test_global(sum, max, b->n_cpus, s->util_thr, &r, &res);
                 if (k < 0)
                         return k;
-                if (k != ADM_ADMIT)
-                        plugin_reason(ret, "EDF: global on %u CPUs: density %.3f + %.3f (max %.3f) "
-                                      "over the bound at U_thr %.3f",
-                                      b->n_cpus, plugin_util(sum), plugin_util(res.util),
-                                      plugin_util(max > res.util ? max : res.util),
-                                      plugin_util(s->util_thr));
-        } else {
-                const struct plugin_core *c;
-                uint64_t load;
+                if (k != ADM_ADMIT) {
+                        uint64_t top = max > res.util ? max : res.util;
+                        char bound[PLUGIN_UTIL_STR], cap[PLUGIN_UTIL_STR];
+                        char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR], z[PLUGIN_UTIL_STR];
+                        unsigned digits;
 
-                if (plugin_cores_by_load(b, exclude, own ? own->util : 0, false, b->ranked) == 0) {
+                        /* GFB: sum + (m - 1) max <= m U_thr, the two sides printed so that they differ */
+                        digits = plugin_util_pair(sum + res.util + (uint64_t)(b->n_cpus - 1) * top,
+                                                  (uint64_t)b->n_cpus * s->util_thr, bound, cap);
+                        plugin_util_str(sum, digits, x);
+                        plugin_util_str(res.util, digits, y);
+                        plugin_util_str(top, digits, z);
+                        plugin_reason(ret, "EDF: global on %u CPUs: density %s + %s, max %s: "
+                                      "%s > %s (GFB bound)", b->n_cpus, x, y, z, bound, cap);
+                }
+        } else {
+                uint32_t n = plugin_cores_by_load(b, exclude, own ? own->util : 0, false, b->ranked);
+                uint64_t steps = s->qpa_max_steps;
+
+                if (n == 0) {
                         plugin_reason(ret, "EDF: every core holds %u tasks", b->max_tasks);
                         return RTF_PLUGIN_NO;
                 }
-                /* Eq. 3 passes on some core iff it passes on the least loaded one. */
-                ret->core = (int32_t)b->ranked[0];
-                c = &b->cores[ret->core];
-                load = c->util - (own && exclude->core == ret->core ? own->util : 0);
-                k = adm_edf_test_core(load, s->util_thr, &r, &res);
-                if (k < 0)
-                        return k;
-                if (k != ADM_ADMIT)
-                        plugin_reason(ret, "EDF: CPU %u utilisation %.3f + %.3f > %.3f", c->cpu,
-                                      plugin_util(load), plugin_util(res.util),
-                                      plugin_util(s->util_thr));
+                /* In the order of the placement heuristic, the first core that passes. */
+                k = ADM_REJECT;
+                for (uint32_t i = 0; i < n && k != ADM_ADMIT; i++) {
+                        k = edf_test_partition(s, b->ranked[i], &r, req->period_us, exclude, &steps, &res,
+                                               i == 0 ? ret : NULL);
+                        if (k < 0)
+                                return k;
+                        if (k == ADM_ADMIT || i == 0)
+                                ret->core = (int32_t)b->ranked[i];
+                }
         }
 
         if (k != ADM_ADMIT) {

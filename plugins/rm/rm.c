@@ -27,8 +27,15 @@
 #include "common.h"
 #include "rtf/rtf.h"
 
+/*
+ * sched_rt_runtime_us / sched_rt_period_us by default: SCHED_FIFO threads
+ * get at most 95 % of a CPU (RT throttling, the fair server).
+ */
+#define RM_UTIL_THR_DEFAULT 950000000ULL
+
 struct rm_state {
         struct plugin_base base;
+        uint64_t util_thr;              /* the share of a CPU FIFO threads may have (util=) */
         uint64_t rta_max_steps;
         struct adm_fp_task *rta;        /* scratch, grown in accept */
         size_t rta_size;
@@ -36,6 +43,7 @@ struct rm_state {
 
 /* A request as the test sees it. */
 struct rm_request {
+        uint64_t window_work;           /* adm_window_work() */
         uint64_t runtime_us;            /* 0 = not declared */
         uint64_t period_us;
         uint64_t deadline_us;           /* min(D, T) */
@@ -92,8 +100,10 @@ static int rm_init(const struct rtf_plugin_host *host, const struct rtf_plugin_c
         if (!s)
                 return -ENOMEM;
         s->rta_max_steps = ADM_FP_RTA_DEFAULT_STEPS;
+        s->util_thr = RM_UTIL_THR_DEFAULT;
 
         const struct plugin_option options[] = {
+                { "util", PLUGIN_OPTION_UTIL, &s->util_thr, 0, 0 },
                 /* Bounds the CPU time of one request's RTA; beyond it the request is refused. */
                 { "rta_max_steps", PLUGIN_OPTION_U64, &s->rta_max_steps, 1000, 1000000000 },
         };
@@ -147,6 +157,67 @@ static int rm_reserve_rta(struct rm_state *s, size_t n) {
 }
 
 /*
+ * The kernel keeps 1 - util_thr of each CPU from real-time threads (RT
+ * throttling, the fair server), per period of sched_rt_period_us (1 s by
+ * default).  While every FIFO thread of the CPU runs less than that share,
+ * the fair tasks get their share in the gaps; a task without a runtime may
+ * take the whole CPU, and then the kernel takes its share back at once,
+ * from every FIFO thread of the CPU, the highest included.  That hole is
+ * modelled as a task above all others: (1 - util_thr) x 1 s every 1 s.
+ */
+#define RM_RESERVED_PERIOD_US 1000000ULL
+
+static uint64_t rm_reserve_us(const struct rm_state *s) {
+        return (ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US / ADM_UTIL_ONE +
+               ((ADM_UTIL_ONE - s->util_thr) * RM_RESERVED_PERIOD_US % ADM_UTIL_ONE != 0);
+}
+
+/*
+ * Tasks without a runtime (unknown demand) on core c as it would be: none
+ * may sit at or above a task with a runtime, whose guarantee would then
+ * depend on it.  O(tasks of c); only run when c holds both kinds.
+ * ADM_ADMIT or ADM_REJECT with a reason.
+ */
+static int rm_check_order(struct rm_state *s, const struct plugin_core *c, const struct rm_view *v,
+                          const struct rm_request *rq, uint32_t rq_priority,
+                          const struct plugin_node *exclude, struct rtf_plugin_decision *why) {
+        struct plugin_base *b = &s->base;
+        uint32_t top_unbounded = 0, low_bounded = UINT32_MAX;
+        uint64_t top_period = 0, low_period = 0;
+        struct plugin_list *l;
+
+        if (rq->runtime_us == 0) {
+                top_unbounded = rq_priority;
+                top_period = rq->period_us;
+        } else {
+                low_bounded = rq_priority;
+                low_period = rq->period_us;
+        }
+        PLUGIN_LIST_FOREACH(l, &c->tasks) {
+                const struct plugin_node *t = plugin_node_of(l);
+                uint32_t p;
+
+                if (t == exclude)
+                        continue;
+                p = adm_prio_of_rank(rm_view_rank(v, t->period_us), b->prio_min, b->prio_max);
+                if (t->runtime_us == 0 && p > top_unbounded) {
+                        top_unbounded = p;
+                        top_period = t->period_us;
+                } else if (t->runtime_us != 0 && p < low_bounded) {
+                        low_bounded = p;
+                        low_period = t->period_us;
+                }
+        }
+        if (top_unbounded == 0 || low_bounded == UINT32_MAX || top_unbounded < low_bounded)
+                return ADM_ADMIT;
+        plugin_reason(why, "RM: CPU %u: a task without runtime (period %llu us) at priority %u >= "
+                      "%u of one with runtime (period %llu us)", c->cpu,
+                      (unsigned long long)top_period, top_unbounded, low_bounded,
+                      (unsigned long long)low_period);
+        return ADM_REJECT;
+}
+
+/*
  * Would core i still pass with the request (and without `exclude`)?
  * ADM_ADMIT with *ret_priority, ADM_REJECT or ADM_GAVE_UP with a reason.
  */
@@ -159,25 +230,58 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
         struct plugin_list *l;
         struct rm_view v;
         size_t n = 0, failed = 0;
+        uint32_t unbounded;
+        char x[PLUGIN_UTIL_STR], y[PLUGIN_UTIL_STR];
+        uint64_t hole_us;
+        bool hole;
         int r;
 
         rm_view_init(&v, c, exclude, rq->period_us);
-        if (exclude)
+        unbounded = c->n_tasks - c->load.tasks;
+        if (exclude) {
                 adm_fp_load_sub(&load, &exclude->load);
+                unbounded -= exclude->runtime_us == 0;
+        }
         adm_fp_load_add(&load, &rq->load);
+        unbounded += rq->runtime_us == 0;
         *ret_priority = adm_prio_of_rank(rm_view_rank(&v, rq->period_us), b->prio_min, b->prio_max);
 
-        r = adm_fp_quick_test(&load, adm_prio_range_is_strict(v.n_distinct, b->prio_min, b->prio_max));
-        if (r == ADM_ADMIT)
-                return r;
-        if (r == ADM_REJECT) {
-                plugin_reason(why, "RM: CPU %u utilisation %.3f > 1", c->cpu,
-                              plugin_util(load.util_floor));
-                return r;
+        /*
+         * The block the kernel may take at a window's end: all of its share
+         * next to a task without runtime, else what the tasks' work in a
+         * window can leave unpaid (often nothing).
+         */
+        if (unbounded > 0 && load.tasks > 0) {
+                r = rm_check_order(s, c, &v, rq, *ret_priority, exclude, why);
+                if (r != ADM_ADMIT)
+                        return r;
+                hole_us = rm_reserve_us(s);
+        } else
+                hole_us = adm_reserved_hole(c->window_work - (exclude ? exclude->window_work : 0) +
+                                            rq->window_work, RM_RESERVED_PERIOD_US, rm_reserve_us(s));
+        hole = hole_us > 0;
+
+        /*
+         * The share the kernel leaves FIFO threads.  Below 1 the rounded-up
+         * sum is compared (a refusal a few ppb early is the safe side); at
+         * util=1, only a sum certainly above 1, and RTA decides the rest.
+         */
+        if (load.util_floor > s->util_thr ||
+            (s->util_thr < ADM_UTIL_ONE && load.util_ceil > s->util_thr)) {
+                plugin_util_pair(load.util_floor > s->util_thr ? load.util_floor : load.util_ceil,
+                                 s->util_thr, x, y);
+                plugin_reason(why, "RM: CPU %u utilisation %s > %s (util=)", c->cpu, x, y);
+                return ADM_REJECT;
+        }
+        if (!hole) {
+                r = adm_fp_quick_test(&load, adm_prio_range_is_strict(v.n_distinct, b->prio_min,
+                                                                       b->prio_max));
+                if (r == ADM_ADMIT)
+                        return r;
         }
 
         /* The priorities the tasks will have, ties included: that is what SCHED_FIFO will do. */
-        r = rm_reserve_rta(s, load.tasks);
+        r = rm_reserve_rta(s, load.tasks + 1);
         if (r < 0)
                 return r;
         PLUGIN_LIST_FOREACH(l, &c->tasks) {
@@ -200,11 +304,31 @@ static int rm_test_core(struct rm_state *s, uint32_t i, const struct rm_request 
                         .deadline_us = rq->deadline_us,
                         .priority = *ret_priority,
                 };
-        /* Tasks above the request's priority get no new interference (see adm_fp_rta). */
-        r = adm_fp_rta(s->rta, n, *ret_priority, steps, &failed);
+        if (hole)
+                s->rta[n++] = (struct adm_fp_task) {
+                        .runtime_us = hole_us,
+                        .period_us = RM_RESERVED_PERIOD_US,
+                        .deadline_us = RM_RESERVED_PERIOD_US,
+                        .priority = UINT32_MAX,
+                };
+        /*
+         * Tasks above the request's priority get no new interference (see
+         * adm_fp_rta) unless the request brings the hole: then all of them.
+         */
+        r = adm_fp_rta(s->rta, n, hole ? UINT32_MAX - 1 : *ret_priority, steps, &failed);
         if (r < 0)
                 return r;
-        if (r == ADM_REJECT)
+        if (r == ADM_REJECT && load.util_ceil > ADM_UTIL_ONE) {
+                plugin_util_pair(load.util_ceil, ADM_UTIL_ONE, x, y);
+                plugin_reason(why, "RM: CPU %u utilisation %s > %s (rounded up; RTA agrees)",
+                              c->cpu, x, y);
+        } else if (r == ADM_REJECT && hole)
+                plugin_reason(why, "RM: CPU %u: period %llu us misses its deadline (RTA) if the "
+                              "kernel takes %llu us of its share at once%s",
+                              c->cpu, (unsigned long long)s->rta[failed].period_us,
+                              (unsigned long long)hole_us,
+                              unbounded > 0 ? " (task without runtime)" : "");
+        else if (r == ADM_REJECT)
                 plugin_reason(why, "RM: CPU %u: a task of period %llu us would miss its deadline (RTA)",
                               c->cpu, (unsigned long long)s->rta[failed].period_us);
         else if (r == ADM_GAVE_UP)
@@ -256,6 +380,8 @@ static int rm_evaluate(struct rm_state *s, const struct rtf_task_params *req,
         r = adm_fp_load_of(rq.runtime_us, rq.period_us, rq.deadline_us, &rq.load);
         if (r < 0)
                 return r;
+        rq.window_work = adm_window_work(rq.runtime_us, rq.period_us, rq.deadline_us, 0,
+                                         RM_RESERVED_PERIOD_US);
         r = plugin_node_reserve(b);
         if (r < 0)
                 return r;
@@ -403,6 +529,9 @@ static int rm_schedule(void *state, struct rtf_plugin_task *task,
         n->period_us = p->period_us;
         n->deadline_us = adm_window(p->period_us, deadline);
         n->load = load;
+        n->window_work = adm_window_work(runtime, n->period_us, n->deadline_us, 0,
+                                         RM_RESERVED_PERIOD_US);
+        c->window_work += n->window_work;
         before = c->periods.n;
         (void)adm_period_set_add(&c->periods, n->period_us);
         adm_fp_load_add(&c->load, &load);
@@ -434,6 +563,7 @@ static void rm_release(void *state, struct rtf_plugin_task *task) {
         before = c->periods.n;
         (void)adm_period_set_remove(&c->periods, n->period_us);
         adm_fp_load_sub(&c->load, &n->load);
+        c->window_work -= n->window_work;
         c->util = c->load.util_ceil;
         c->n_tasks--;
         plugin_node_release(b, task);

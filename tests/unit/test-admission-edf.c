@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* EDF admission math (ReTiF paper, eqs. 1-4) and the GFB bound, on hand-checked sets. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 
 #include "admission/admission.h"
 #include "tap.h"
 
+#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
 #define U(x) ((uint64_t)((x) * 1e9 + 0.5)) /* exact for the decimals used here */
 
 static void test_utilisation(void) {
@@ -207,7 +210,95 @@ static void test_invalid(void) {
         CHECK_EQ(adm_edf_test_global(0, 0, 0, U(0.9), &r, &res), -EINVAL);
 }
 
+/* Brute force: h(t) <= thr t at every absolute deadline up to the hyperperiod + max D. */
+static bool demand_brute(const struct adm_edf_task *set, size_t n, uint64_t thr) {
+        uint64_t hyper = 1, dmax = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                uint64_t a = hyper, b = set[i].period_us;
+
+                while (b) {
+                        uint64_t t = a % b;
+
+                        a = b;
+                        b = t;
+                }
+                hyper = hyper / a * set[i].period_us;
+                if (set[i].deadline_us > dmax)
+                        dmax = set[i].deadline_us;
+        }
+        for (uint64_t t = 1; t <= hyper + dmax; t++) {
+                uint64_t h = 0;
+
+                for (size_t i = 0; i < n; i++)
+                        if (t >= set[i].deadline_us)
+                                h += ((t - set[i].deadline_us) / set[i].period_us + 1) * set[i].runtime_us;
+                if (h * ADM_UTIL_ONE > t * thr) /* small numbers here: no overflow */
+                        return false;
+        }
+        return true;
+}
+
+/* QPA agrees with the brute-force demand test on random sets, at U_thr 1 and 0.9. */
+static void test_qpa(void) {
+        static const uint64_t periods[] = { 4, 5, 6, 8, 10, 12, 15, 20, 24, 30 };
+        const struct adm_edf_task ok[] = { { 400, 500, 1000 }, { 300, 1000, 1000 } };
+        const struct adm_edf_task bad[] = { { 400, 500, 1000 }, { 300, 600, 1000 } };
+        uint64_t seed = 99, steps;
+        unsigned admitted = 0, wrong = 0, dense = 0;
+
+        /* density 1.1 refuses what processor demand admits */
+        steps = 1000;
+        CHECK_EQ(adm_edf_qpa(ok, 2, ADM_UTIL_ONE, &steps), ADM_ADMIT);
+        steps = 1000;
+        CHECK_EQ(adm_edf_qpa(bad, 2, ADM_UTIL_ONE, &steps), ADM_REJECT);
+        steps = 1;
+        CHECK_EQ(adm_edf_qpa(ok, 2, ADM_UTIL_ONE, &steps), ADM_GAVE_UP);
+        steps = 1000;
+        CHECK_EQ(adm_edf_qpa(ok, 2, 0, &steps), -EINVAL);
+
+        for (int round = 0; round < 4000; round++) {
+                struct adm_edf_task set[5];
+                size_t n = 2 + (size_t)(round % 4);
+                uint64_t thr = round % 2 ? ADM_UTIL_ONE : U(0.9), density = 0;
+                bool brute;
+                int q;
+
+                for (size_t i = 0; i < n; i++) {
+                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                        set[i].period_us = periods[(seed >> 33) % ELEMS(periods)];
+                        set[i].deadline_us = 1 + (seed >> 40) % set[i].period_us;
+                        set[i].runtime_us = 1 + (seed >> 50) % set[i].deadline_us;
+                        if (set[i].runtime_us > 2 + set[i].period_us / n)
+                                set[i].runtime_us = 1 + set[i].period_us / n;
+                        if (set[i].runtime_us > set[i].deadline_us)
+                                set[i].runtime_us = set[i].deadline_us;
+                        density += adm_util_up(set[i].runtime_us, set[i].deadline_us);
+                }
+                steps = 10000000;
+                q = adm_edf_qpa(set, n, thr, &steps);
+                brute = demand_brute(set, n, thr);
+                CHECK(q == ADM_ADMIT || q == ADM_REJECT);
+                if ((q == ADM_ADMIT) != brute) {
+                        wrong++;
+                        fprintf(stderr, "# qpa %d brute %d thr %llu:", q, brute, (unsigned long long)thr);
+                        for (size_t i = 0; i < n; i++)
+                                fprintf(stderr, " (%llu,%llu,%llu)", (unsigned long long)set[i].runtime_us,
+                                        (unsigned long long)set[i].deadline_us,
+                                        (unsigned long long)set[i].period_us);
+                        fprintf(stderr, "\n");
+                }
+                admitted += q == ADM_ADMIT;
+                dense += q == ADM_ADMIT && density > thr;
+        }
+        CHECK_EQ(wrong, 0);
+        fprintf(stderr, "# QPA admitted %u of 4000 sets, %u of them beyond the density test\n",
+                admitted, dense);
+        CHECK(dense > 100);
+}
+
 int main(void) {
+        test_qpa();
         test_utilisation();
         test_eq3_boundary();
         test_eq4();

@@ -194,9 +194,12 @@ static void test_rta(void) {
                         { 3, 13, 13, 1 },
                 };
 
-                CHECK_EQ(rta(set, ELEMS(set), 27, &failed), ADM_ADMIT);
-                CHECK_EQ(rta(set, ELEMS(set), 26, &failed), ADM_GAVE_UP);
+                /* the O(n) response-time bound decides each of the three: 3 passes of 3 */
+                CHECK_EQ(rta(set, ELEMS(set), 9, &failed), ADM_ADMIT);
+                CHECK_EQ(rta(set, ELEMS(set), 8, &failed), ADM_GAVE_UP);
                 CHECK_EQ(failed, 2);
+                for (size_t i = 0; i < ELEMS(set); i++)
+                        CHECK(adm_fp_response_bound_holds(set, ELEMS(set), i));
                 set[0].runtime_us = 5;
                 set[0].deadline_us = 4;
                 steps = 10;
@@ -281,10 +284,63 @@ static void test_hyperbolic_implies_rta(void) {
         CHECK(admitted > 1000);
 }
 
+/*
+ * The response-time upper bound never admits a task the exact iteration
+ * refuses (random sets with constrained deadlines), and decides most.
+ */
+static void test_response_bound_is_sound(void) {
+        uint64_t seed = 777;
+        unsigned bound = 0, exact = 0, bad = 0;
+
+        for (int round = 0; round < 20000; round++) {
+                struct adm_fp_task set[6];
+                size_t n = 2 + (size_t)(round % 5);
+
+                for (size_t i = 0; i < n; i++) {
+                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                        set[i].period_us = 10 + (seed >> 33) % 990;
+                        set[i].runtime_us = 1 + (seed >> 13) % (set[i].period_us / n + 1);
+                        set[i].deadline_us = set[i].period_us - (seed >> 45) % (set[i].period_us / 2);
+                        if (set[i].runtime_us > set[i].deadline_us)
+                                set[i].runtime_us = set[i].deadline_us;
+                        set[i].priority = (uint32_t)(1 + (seed >> 53) % 4);
+                }
+                for (size_t i = 0; i < n; i++) {
+                        uint64_t steps = ADM_FP_RTA_DEFAULT_STEPS, r;
+                        bool holds = adm_fp_response_bound_holds(set, n, i);
+                        int k = adm_fp_response_time(set, n, i, &steps, &r);
+
+                        bound += holds;
+                        exact += k == ADM_ADMIT;
+                        bad += holds && k != ADM_ADMIT;
+                }
+        }
+        CHECK_EQ(bad, 0);
+        fprintf(stderr, "# response bound decided %u of %u schedulable tasks\n", bound, exact);
+        CHECK(bound > exact / 2);
+}
+
+/* Issue 11 point 5: interference of U = 1 is seen at once, not after 2^31 iterations. */
+static void test_full_interference_rejects_at_once(void) {
+        const struct adm_fp_task set[] = {
+                { 1, 1, 1, 2 },
+                { 1, 1ULL << 31, 1ULL << 31, 1 },
+        };
+        uint64_t steps = 10, r;
+        size_t failed = 9;
+
+        CHECK_EQ(adm_fp_response_time(set, ELEMS(set), 1, &steps, &r), ADM_REJECT);
+        steps = 10;
+        CHECK_EQ(adm_fp_rta(set, ELEMS(set), UINT32_MAX, &steps, &failed), ADM_REJECT);
+        CHECK_EQ(failed, 1);
+}
+
 int main(void) {
         test_hyper_term();
         test_quick();
         test_rta();
         test_hyperbolic_implies_rta();
+        test_response_bound_is_sound();
+        test_full_interference_rejects_at_once();
         return test_done();
 }

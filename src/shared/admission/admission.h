@@ -90,6 +90,26 @@ int adm_edf_test_global(uint64_t density_sum, uint64_t density_max, uint32_t m,
 /* The bound itself, for a complete set. */
 bool adm_gfb_holds(uint64_t density_sum, uint64_t density_max, uint32_t m, uint64_t util_thr);
 
+/* One task of a core for the processor-demand test. */
+struct adm_edf_task {
+        uint64_t runtime_us;            /* Q (the accepted runtime) */
+        uint64_t deadline_us;           /* D <= T */
+        uint64_t period_us;             /* T */
+};
+
+/*
+ * Processor demand on one core of capacity util_thr (EDF with D <= T,
+ * Baruah et al. 1990) by Quick Processing-demand Analysis (Zhang and Burns
+ * 2009): h(t) = sum max(0, floor((t - D_i) / T_i) + 1) Q_i <= util_thr t
+ * at every deadline t below L = sum (T_i - D_i) U_i / (util_thr - U).
+ * Exact where the density test of eq. 3 is only sufficient (D < T).
+ * ADM_ADMIT, ADM_REJECT (also when U, rounded up, reaches util_thr with a
+ * D < T: L is unbounded), or ADM_GAVE_UP when *steps (n per iteration)
+ * runs out.  QPA visits at most one point per deadline below L, usually
+ * far fewer.
+ */
+int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uint64_t *steps);
+
 /* ---- Fixed priority (section 5.2) --------------------------------------- */
 
 /* log2(1 + U) fixed point for the hyperbolic bound: 2^-30 units. */
@@ -156,6 +176,13 @@ int adm_fp_response_time(const struct adm_fp_task *set, size_t n, size_t i, uint
                          uint64_t *ret_response_us);
 
 /*
+ * Sufficient O(n) test of task set[i]: the response-time upper bound of
+ * Bini and Baruah, R <= (C_i + sum C_j (1 - U_j)) / (1 - sum U_j) <= D_i,
+ * over the tasks at the same or a higher priority.
+ */
+bool adm_fp_response_bound_holds(const struct adm_fp_task *set, size_t n, size_t i);
+
+/*
  * Do the tasks of set (any order) with priority <= prio_limit meet their
  * deadlines?  All tasks count as interference; UINT32_MAX checks every
  * task.  Exact for constrained deadlines and distinct priorities,
@@ -166,9 +193,33 @@ int adm_fp_response_time(const struct adm_fp_task *set, size_t n, size_t i, uint
  * prio_limit lets an admission check only the tasks a new one can delay:
  * with adm_prio_of_rank() a new task never adds interference to a task of
  * strictly higher priority, so if those passed before they still pass.
+ *
+ * Cost: each task is first tried with adm_fp_response_bound_holds() (one
+ * pass of n steps), then iterated.  The iteration for task i ends after at
+ * most 1 + sum_j ceil(D_i / T_j) passes of n steps (a pass that does not
+ * stop adds a job of some interfering task, and none has more than
+ * ceil(D_i / T_j) jobs before R passes D_i) and at once when the tasks
+ * above already reach U = 1: pseudo-polynomial, so *steps is what bounds a
+ * request, and ADM_GAVE_UP must be taken as a refusal.
  */
 int adm_fp_rta(const struct adm_fp_task *set, size_t n, uint32_t prio_limit, uint64_t *steps,
                size_t *ret_failed);
+
+/*
+ * The kernel's reserved share (RT throttling, the fair server) is owed in
+ * every window of rt_period_us: whatever idle time the window did not hold
+ * is taken at its end, at once, from every FIFO/RR thread of the CPU.
+ *
+ * adm_window_work(): the most a task can run in any window of length P,
+ * ceil((P + D - C + J) / T) C (jobs finish by D; J: release jitter).  With
+ * C <= T it fits: at most P + D + J + T.
+ * adm_reserved_hole(): the longest such block, max(0, W - (P - reserve)),
+ * at most the reserve, for W the sum of adm_window_work() of the CPU's
+ * real-time tasks.
+ */
+uint64_t adm_window_work(uint64_t runtime_us, uint64_t period_us, uint64_t deadline_us,
+                         uint64_t jitter_us, uint64_t window_us);
+uint64_t adm_reserved_hole(uint64_t work_us, uint64_t window_us, uint64_t reserve_us);
 
 /* ---- Priority mapping (eqs. 5 and 6) -------------------------------------- */
 

@@ -122,3 +122,115 @@ int adm_edf_test_global(uint64_t density_sum, uint64_t density_max, uint32_t m,
         *ret = r;
         return ADM_ADMIT;
 }
+
+__extension__ typedef unsigned __int128 edf_u128;
+
+/* h(t): the demand of jobs with release and deadline in [0, t]. */
+static uint64_t demand(const struct adm_edf_task *set, size_t n, uint64_t t) {
+        uint64_t h = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (t >= set[i].deadline_us)
+                        h += ((t - set[i].deadline_us) / set[i].period_us + 1) * set[i].runtime_us;
+        return h;
+}
+
+/* The largest absolute deadline strictly below t, 0 if none. */
+static uint64_t deadline_below(const struct adm_edf_task *set, size_t n, uint64_t t) {
+        uint64_t best = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (t > set[i].deadline_us) {
+                        uint64_t d = (t - 1 - set[i].deadline_us) / set[i].period_us * set[i].period_us +
+                                     set[i].deadline_us;
+
+                        if (d > best)
+                                best = d;
+                }
+        return best;
+}
+
+/* h(t) > util_thr t, exactly */
+static bool over(uint64_t h, uint64_t t, uint64_t util_thr) {
+        return (edf_u128)h * ADM_UTIL_ONE > (edf_u128)t * util_thr;
+}
+
+int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uint64_t *steps) {
+        edf_u128 slack_work = 0;
+        uint64_t u = 0, d_min = UINT64_MAX, t, h, limit, need;
+
+        if ((n > 0 && !set) || !steps || util_thr == 0 || util_thr > ADM_UTIL_ONE)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                const struct adm_edf_task *k = &set[i];
+
+                if (k->period_us == 0 || k->period_us > ADM_TIME_MAX_US || k->deadline_us == 0 ||
+                    k->deadline_us > k->period_us || k->runtime_us > k->deadline_us)
+                        return -EINVAL;
+                u += adm_util_up(k->runtime_us, k->period_us);
+                if (k->deadline_us < d_min)
+                        d_min = k->deadline_us;
+                slack_work += (edf_u128)(k->period_us - k->deadline_us) * k->runtime_us * ADM_UTIL_ONE /
+                              k->period_us + 1;
+        }
+        if (n == 0)
+                return ADM_ADMIT;
+        if (u > util_thr)
+                return ADM_REJECT;
+        /*
+         * Only deadlines below L matter: the synchronous busy period at
+         * capacity util_thr (no demand is pending after it), and, when
+         * U < util_thr, sum (T - D) U_i / (util_thr - U) (beyond it h(t) <=
+         * U t + sum (T - D) U_i <= util_thr t), whichever is smaller.
+         */
+        limit = ADM_TIME_MAX_US;
+        if (u < util_thr) {
+                slack_work = slack_work / (util_thr - u) + 1;
+                if (slack_work < limit)
+                        limit = (uint64_t)slack_work;
+        }
+        t = 0;
+        for (size_t i = 0; i < n; i++)
+                t += set[i].runtime_us;
+        for (;;) {
+                edf_u128 w = 0;
+
+                if (*steps < n)
+                        return ADM_GAVE_UP;
+                *steps -= n;
+                for (size_t i = 0; i < n && w <= ADM_TIME_MAX_US; i++)
+                        w += (edf_u128)((t + set[i].period_us - 1) / set[i].period_us) * set[i].runtime_us;
+                w = (w * ADM_UTIL_ONE + util_thr - 1) / util_thr;
+                if (w > ADM_TIME_MAX_US)
+                        break;
+                if ((uint64_t)w == t) {
+                        if (t + 1 < limit)
+                                limit = t + 1;
+                        break;
+                }
+                t = (uint64_t)w;
+        }
+        if (limit == ADM_TIME_MAX_US && u == util_thr)
+                /* neither bound: too long to look at */
+                return ADM_GAVE_UP;
+
+        t = deadline_below(set, n, limit);
+        for (;;) {
+                if (*steps < 2 * n)
+                        return ADM_GAVE_UP;
+                *steps -= 2 * n;
+                if (t < d_min)
+                        return ADM_ADMIT;
+                h = demand(set, n, t);
+                if (over(h, t, util_thr))
+                        return ADM_REJECT;
+                /*
+                 * A violation below t needs h(t') > util_thr t' with h(t') <=
+                 * h(t): so t' < need, the time h(t) takes at util_thr.
+                 */
+                need = (uint64_t)(((edf_u128)h * ADM_UTIL_ONE + util_thr - 1) / util_thr);
+                if (need <= d_min)
+                        return ADM_ADMIT;
+                t = need < t ? need : deadline_below(set, n, t);
+        }
+}
