@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "admission/admission.h"
+#include "admission/wide.h"
 
 uint64_t adm_util_up(uint64_t runtime_us, uint64_t window_us) {
         /* Both operands are <= ADM_TIME_MAX_US, so the product fits. */
@@ -123,8 +124,6 @@ int adm_edf_test_global(uint64_t density_sum, uint64_t density_max, uint32_t m,
         return ADM_ADMIT;
 }
 
-__extension__ typedef unsigned __int128 edf_u128;
-
 /* h(t): the demand of jobs with release and deadline in [0, t]. */
 static uint64_t demand(const struct adm_edf_task *set, size_t n, uint64_t t) {
         uint64_t h = 0;
@@ -152,11 +151,11 @@ static uint64_t deadline_below(const struct adm_edf_task *set, size_t n, uint64_
 
 /* h(t) > util_thr t, exactly */
 static bool over(uint64_t h, uint64_t t, uint64_t util_thr) {
-        return (edf_u128)h * ADM_UTIL_ONE > (edf_u128)t * util_thr;
+        return adm_w_gt(adm_w_mul(h, ADM_UTIL_ONE), adm_w_mul(t, util_thr));
 }
 
 int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uint64_t *steps) {
-        edf_u128 slack_work = 0;
+        adm_u128 slack_work = adm_w(0);
         uint64_t u = 0, d_min = UINT64_MAX, t, h, limit, need;
 
         if ((n > 0 && !set) || !steps || util_thr == 0 || util_thr > ADM_UTIL_ONE)
@@ -170,8 +169,12 @@ int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uin
                 u += adm_util_up(k->runtime_us, k->period_us);
                 if (k->deadline_us < d_min)
                         d_min = k->deadline_us;
-                slack_work += (edf_u128)(k->period_us - k->deadline_us) * k->runtime_us * ADM_UTIL_ONE /
-                              k->period_us + 1;
+                slack_work = adm_w_add(slack_work,
+                                       adm_w_add(adm_w_div64(adm_w_mul64(adm_w_mul(k->period_us - k->deadline_us,
+                                                                                    k->runtime_us),
+                                                                           ADM_UTIL_ONE),
+                                                             k->period_us),
+                                                 adm_w(1)));
         }
         if (n == 0)
                 return ADM_ADMIT;
@@ -185,30 +188,33 @@ int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uin
          */
         limit = ADM_TIME_MAX_US;
         if (u < util_thr) {
-                slack_work = slack_work / (util_thr - u) + 1;
-                if (slack_work < limit)
-                        limit = (uint64_t)slack_work;
+                uint64_t l = adm_w_u64(adm_w_add(adm_w_div64(slack_work, util_thr - u), adm_w(1)));
+
+                if (l < limit)
+                        limit = l;
         }
         t = 0;
         for (size_t i = 0; i < n; i++)
                 t += set[i].runtime_us;
         for (;;) {
-                edf_u128 w = 0;
+                adm_u128 w = adm_w(0);
+                uint64_t next;
 
                 if (*steps < n)
                         return ADM_GAVE_UP;
                 *steps -= n;
-                for (size_t i = 0; i < n && w <= ADM_TIME_MAX_US; i++)
-                        w += (edf_u128)((t + set[i].period_us - 1) / set[i].period_us) * set[i].runtime_us;
-                w = (w * ADM_UTIL_ONE + util_thr - 1) / util_thr;
-                if (w > ADM_TIME_MAX_US)
+                for (size_t i = 0; i < n && adm_w_le(w, adm_w(ADM_TIME_MAX_US)); i++)
+                        w = adm_w_add(w, adm_w_mul((t + set[i].period_us - 1) / set[i].period_us,
+                                                   set[i].runtime_us));
+                next = adm_w_u64(adm_w_div64(adm_w_add(adm_w_mul64(w, ADM_UTIL_ONE), adm_w(util_thr - 1)), util_thr));
+                if (next > ADM_TIME_MAX_US)
                         break;
-                if ((uint64_t)w == t) {
+                if (next == t) {
                         if (t + 1 < limit)
                                 limit = t + 1;
                         break;
                 }
-                t = (uint64_t)w;
+                t = next;
         }
         if (limit == ADM_TIME_MAX_US && u == util_thr)
                 /* neither bound: too long to look at */
@@ -228,7 +234,7 @@ int adm_edf_qpa(const struct adm_edf_task *set, size_t n, uint64_t util_thr, uin
                  * A violation below t needs h(t') > util_thr t' with h(t') <=
                  * h(t): so t' < need, the time h(t) takes at util_thr.
                  */
-                need = (uint64_t)(((edf_u128)h * ADM_UTIL_ONE + util_thr - 1) / util_thr);
+                need = adm_w_u64(adm_w_div64(adm_w_add(adm_w_mul(h, ADM_UTIL_ONE), adm_w(util_thr - 1)), util_thr));
                 if (need <= d_min)
                         return ADM_ADMIT;
                 t = need < t ? need : deadline_below(set, n, t);

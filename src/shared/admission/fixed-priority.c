@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "admission/admission.h"
+#include "admission/wide.h"
 
 #define HYPER_SHIFT 30
 
@@ -181,8 +182,6 @@ int adm_fp_response_time(const struct adm_fp_task *set, size_t n, size_t i, uint
         }
 }
 
-__extension__ typedef unsigned __int128 u128;
-
 /*
  * The response-time upper bound of Bini and Baruah (2007):
  *   R_i <= (C_i + sum_j C_j (1 - U_j)) / (1 - sum_j U_j)
@@ -192,7 +191,7 @@ __extension__ typedef unsigned __int128 u128;
  */
 bool adm_fp_response_bound_holds(const struct adm_fp_task *set, size_t n, size_t i) {
         const struct adm_fp_task *t = &set[i];
-        u128 num = (u128)t->runtime_us * ADM_UTIL_ONE;
+        adm_u128 num = adm_w_mul(t->runtime_us, ADM_UTIL_ONE);
         uint64_t u_hp = 0;
 
         for (size_t j = 0; j < n; j++) {
@@ -204,10 +203,12 @@ bool adm_fp_response_bound_holds(const struct adm_fp_task *set, size_t n, size_t
                 if (u_hp >= ADM_UTIL_ONE)
                         return false;
                 /* C_j (1 - U_j) scaled, rounded up: C_j ONE - floor(C_j^2 ONE / T_j) */
-                num += (u128)o->runtime_us * ADM_UTIL_ONE -
-                       (u128)o->runtime_us * o->runtime_us * ADM_UTIL_ONE / o->period_us;
+                num = adm_w_add(num, adm_w_sub(adm_w_mul(o->runtime_us, ADM_UTIL_ONE),
+                                               adm_w_div64(adm_w_mul64(adm_w_mul(o->runtime_us, o->runtime_us),
+                                                                       ADM_UTIL_ONE),
+                                                           o->period_us)));
         }
-        return num <= (u128)t->deadline_us * (ADM_UTIL_ONE - u_hp);
+        return adm_w_le(num, adm_w_mul(t->deadline_us, ADM_UTIL_ONE - u_hp));
 }
 
 int adm_fp_rta(const struct adm_fp_task *set, size_t n, uint32_t prio_limit, uint64_t *steps,
