@@ -9,22 +9,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "access.h"
 #include "config.h"
 #include "cpuset.h"
 #include "dl-health.h"
 #include "event.h"
+#include "kernel.h"
 #include "manager.h"
 #include "plugin.h"
+#include "pmqos.h"
 #include "state.h"
 #include "thread.h"
+#include "util.h"
 
 struct spec {
         uint64_t id;
         struct owner *owner;
         struct plugin *plugin;
         struct rtf_plugin_task task;
+        /* what `plugin` returned when it scheduled `task`: a failed change
+         * is taken back with it (rtf-plugin.h, schedule()) */
+        struct rtf_plugin_decision decision;
         struct spec_thread *att;        /* its thread, while one is attached */
-        bool committing;                /* plugin callbacks for it are deferred */
+        bool committing;                /* its own commit applies its setting */
+        bool update_pending;            /* in mgr->pending */
+        struct spec *pending_next;
         struct spec *hash_next;
         struct spec *owner_prev, *owner_next;
         struct spec *all_prev, *all_next;       /* in id order, for listings */
@@ -39,7 +48,8 @@ struct spec_thread {
         struct thread thread;
         struct source source;           /* its pidfd: the thread's exit */
         struct spec *spec;
-        struct spec *prev, *next;       /* in mgr.attached */
+        struct manager *mgr;            /* for its exit handler */
+        struct spec *prev, *next;       /* in mgr->attached */
         struct dl_sample last_sample;   /* the watchdog's previous look */
         bool have_sample;
 };
@@ -57,7 +67,13 @@ struct plugin_set {
         bool any_partition;
 };
 
-struct manager_state {
+struct manager {
+        const struct kernel_ops *kops;  /* the only way to the kernel */
+        void *kdata;
+        struct event_loop *ev;          /* where thread exits are watched */
+        struct plugin_host_ops hops;    /* plugins' callbacks, data = this */
+        struct access access;           /* the policy in force */
+        struct pmqos pmqos;             /* kernel_linux_ops's latency hint */
         struct manager_options opt;
         struct manager_options base;    /* as given on the command line */
         uint32_t n_cpus;
@@ -68,6 +84,12 @@ struct manager_state {
         uint32_t n_specs;
         uint64_t next_id;
         struct spec *attached;          /* specs with a thread */
+        /* Explicit commits: the settings plugins report changed
+         * (task_updated) while a commit is open are applied once it is final. */
+        unsigned commit_depth;
+        struct spec *pending;
+        manager_veto_fn veto;           /* the whole-machine check, NULL = none */
+        void *veto_data;
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
@@ -81,12 +103,26 @@ struct manager_state {
         size_t n_uids;
 };
 
-extern struct manager_state mgr;
+/* Shared by the parts of the broker (manager*.c). */
+int manager_fail(struct manager_result *r, int result, const char *fmt, ...) _printf_(3, 4);
+struct spec *manager_spec_find(const struct manager *mgr, uint64_t id);
+int manager_lookup_owned(struct manager *mgr, struct owner *o, uint64_t id, const char *what,
+                         struct manager_result *r, struct spec **ret);
+void manager_audit(const struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
+                   const char *plugin, bool granted, unsigned line, const char *why);
+int manager_fill_result(struct manager_result *r, const struct spec *s);
 
-extern const struct plugin_host_ops manager_host_ops;
+/* Ask the veto about the tentative state (plus `extra`, a spec not yet
+ * listed); RTF_OK, or the refusal written into `r`. */
+int manager_machine_veto(struct manager *mgr, const struct spec *extra, struct manager_result *r);
 
-int manager_table_grow(void);
+void manager_host_task_updated(void *data, struct plugin *p, struct rtf_plugin_task *task);
+
+int manager_table_grow(struct manager *mgr);
 const char *manager_policy_name(const struct plugin *p);
 int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret);
-int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set);
-void manager_spec_unattach(struct spec *s, bool demote);
+int manager_apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set);
+void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote);
+/* Open and close a commit: see manager_host_task_updated(). */
+void manager_commit_begin(struct manager *mgr);
+void manager_commit_end(struct manager *mgr);
