@@ -166,6 +166,8 @@ static int apply_settings(struct manager *mgr, const struct rtf_config *c) {
                 { "max_specs_per_uid", offsetof(struct limits, max_specs_per_uid) },
                 { "max_requests_per_sec", offsetof(struct limits, max_requests_per_sec) },
                 { "request_burst", offsetof(struct limits, request_burst) },
+                { "max_requests_per_sec_per_uid", offsetof(struct limits, max_requests_per_sec_per_uid) },
+                { "request_burst_per_uid", offsetof(struct limits, request_burst_per_uid) },
         };
         struct limits l = mgr->base.limits;
         int32_t hint = mgr->base.latency_hint_us;
@@ -470,10 +472,12 @@ int manager_reload(struct manager *mgr) {
         /* The old instances held the specs' tasks; they are unloaded
          * without being asked to release them again. */
         set_unload(&next);
-        for (struct spec *s = mgr->attached, *n; s; s = n) {
+        struct spec_thread *a, *n;
+
+        LIST_FOREACH_SAFE(attached, a, n, mgr->attached) {
+                struct spec *s = a->spec;
                 struct rtf_sched_setting set;
 
-                n = s->att->next;
                 r = manager_setting_of(s, &set);
                 if (r >= 0)
                         r = manager_apply_setting(mgr, s, &set);
@@ -509,9 +513,7 @@ struct manager *manager_free(struct manager *mgr) {
         access_done(&mgr->access);
         pmqos_done(&mgr->pmqos);
         state_close(&mgr->state);
-        free(mgr->uids);
-        mgr->uids = NULL;
-        mgr->n_uids = 0;
+        user_registry_deinit(&mgr->users);
         free(mgr->buckets);
         free(mgr);
         return NULL;

@@ -15,11 +15,13 @@
 #include "dl-health.h"
 #include "event.h"
 #include "kernel.h"
+#include "list.h"
 #include "manager.h"
 #include "plugin.h"
 #include "pmqos.h"
 #include "state.h"
 #include "thread.h"
+#include "user.h"
 #include "util.h"
 
 struct spec {
@@ -34,9 +36,9 @@ struct spec {
         bool committing;                /* its own commit applies its setting */
         bool update_pending;            /* in mgr->pending */
         struct spec *pending_next;
-        struct spec *hash_next;
-        struct spec *owner_prev, *owner_next;
-        struct spec *all_prev, *all_next;       /* in id order, for listings */
+        LIST_FIELDS(struct spec, hash);         /* in its bucket of the id table */
+        LIST_FIELDS(struct spec, owner);        /* in owner->specs */
+        LIST_FIELDS(struct spec, all);          /* in id order, for listings */
         uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
         /* the client's last statistics report (REPORT): its claim, shown as
          * such; allocated at the first, as most specs never send one */
@@ -49,7 +51,7 @@ struct spec_thread {
         struct source source;           /* its pidfd: the thread's exit */
         struct spec *spec;
         struct manager *mgr;            /* for its exit handler */
-        struct spec *prev, *next;       /* in mgr->attached */
+        LIST_FIELDS(struct spec_thread, attached);      /* in mgr->attached */
         struct dl_sample last_sample;   /* the watchdog's previous look */
         bool have_sample;
 };
@@ -83,7 +85,7 @@ struct manager {
         size_t n_buckets;
         uint32_t n_specs;
         uint64_t next_id;
-        struct spec *attached;          /* specs with a thread */
+        struct spec_thread *attached;   /* the attached threads */
         /* Explicit commits: the settings plugins report changed
          * (task_updated) while a commit is open are applied once it is final. */
         unsigned commit_depth;
@@ -96,11 +98,7 @@ struct manager {
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
-        struct uid_count {
-                uint32_t uid;
-                uint32_t specs;
-        } *uids;
-        size_t n_uids;
+        struct user_registry users;     /* per-uid accounting */
 };
 
 /* Shared by the parts of the broker (manager*.c). */

@@ -23,14 +23,14 @@ static void note_state(struct manager *mgr, const struct spec *changed, bool add
 
         /* The live list is only needed when the journal is due for compaction. */
         if (mgr->state.lines >= STATE_COMPACT_LINES) {
-                for (struct spec *s = mgr->attached; s; s = s->att->next)
+                for (struct spec_thread *a = mgr->attached; a; a = a->attached_next)
                         n++;
                 live = calloc(n ? n : 1, sizeof(*live));
                 if (!live)
                         log_warning("Out of memory: the state file %s is not compacted now", mgr->state.path);
                 n = 0;
-                for (struct spec *s = mgr->attached; live && s; s = s->att->next)
-                        live[n++] = (struct state_entry){ s->att->thread.tid, 0, s->att->thread.pidfd_ino };
+                for (struct spec_thread *a = mgr->attached; live && a; a = a->attached_next)
+                        live[n++] = (struct state_entry){ a->thread.tid, 0, a->thread.pidfd_ino };
         }
         state_note(&mgr->state, add, &one, live, n);
 }
@@ -38,13 +38,7 @@ static void note_state(struct manager *mgr, const struct spec *changed, bool add
 static void attached_unlink(struct manager *mgr, struct spec *s) {
         struct spec_thread *a = s->att;
 
-        if (a->prev)
-                a->prev->att->next = a->next;
-        else if (mgr->attached == s)
-                mgr->attached = a->next;
-        if (a->next)
-                a->next->att->prev = a->prev;
-        a->prev = a->next = NULL;
+        LIST_REMOVE(attached, mgr->attached, a);
 }
 
 /*
@@ -123,8 +117,10 @@ static void thread_exited(struct source *src, uint32_t events) {
 }
 
 static bool thread_taken(struct manager *mgr, pid_t tid) {
-        for (struct spec *s = mgr->attached; s; s = s->att->next)
-                if (s->att->thread.tid == tid && mgr->kops->thread_alive(mgr->kdata, &s->att->thread))
+        struct spec_thread *a;
+
+        LIST_FOREACH(attached, a, mgr->attached)
+                if (a->thread.tid == tid && mgr->kops->thread_alive(mgr->kdata, &a->thread))
                         return true;
         return false;
 }
@@ -181,10 +177,7 @@ int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid,
                 return q;
         }
         s->task.attached = 1;
-        a->next = mgr->attached;
-        if (mgr->attached)
-                mgr->attached->att->prev = s;
-        mgr->attached = s;
+        LIST_PREPEND(attached, mgr->attached, a);
         mgr->kops->latency_hint(mgr->kdata, true, mgr->opt.latency_hint_us);
         note_state(mgr, s, true);
         manager_audit(mgr, o, "attach", id, s->plugin->name, true, 0, NULL);
@@ -237,13 +230,15 @@ static bool owners_still_match(struct manager *mgr, struct spec *s) {
 }
 
 void manager_watchdog(struct manager *mgr) {
-        for (struct spec *s = mgr->attached, *next; s; s = next) {
+        struct spec_thread *a, *next;
+
+        LIST_FOREACH_SAFE(attached, a, next, mgr->attached) {
+                struct spec *s = a->spec;
                 struct dl_sample cur;
                 struct rtf_sched_setting set;
                 bool stuck;
                 int r;
 
-                next = s->att->next;
                 if (!owners_still_match(mgr, s))
                         continue;
                 if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)

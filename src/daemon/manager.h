@@ -18,6 +18,7 @@
 #include "rtf/rtf-plugin.h"
 
 struct spec;
+struct user;
 
 /* Who asks, as the kernel told us (SO_PEERCRED, SO_PEERGROUPS); never from a message. */
 struct owner {
@@ -28,6 +29,8 @@ struct owner {
         size_t n_groups;
         struct spec *specs;             /* this connection's specifications */
         uint32_t n_specs;
+        struct user *user;              /* its uid's accounting (manager_owner_init) */
+        bool counted;                   /* counts toward max_clients_per_uid */
 };
 
 /* Every limit on what clients control; `set` lines of the config override them. */
@@ -39,12 +42,15 @@ struct limits {
         uint32_t max_specs_per_uid;     /* root is exempt */
         uint32_t max_requests_per_sec;  /* per connection; root is exempt */
         uint32_t request_burst;
+        uint32_t max_requests_per_sec_per_uid;  /* all of a uid's connections together */
+        uint32_t request_burst_per_uid;
 };
 
 #define LIMITS_DEFAULT ((struct limits){ \
         .max_clients = 1024, .max_clients_per_uid = 64, .max_specs = 65536, \
         .max_specs_per_client = 8192, .max_specs_per_uid = 256, \
-        .max_requests_per_sec = 2000, .request_burst = 200 })
+        .max_requests_per_sec = 2000, .request_burst = 200, \
+        .max_requests_per_sec_per_uid = 8000, .request_burst_per_uid = 800 })
 
 struct manager_options {
         const char *config_path;        /* NULL = built-in default */
@@ -98,7 +104,18 @@ int manager_change(struct manager *m, struct owner *o, uint64_t id, const struct
 int manager_release(struct manager *m, struct owner *o, uint64_t id, struct manager_result *ret);
 int manager_attach(struct manager *m, struct owner *o, uint64_t id, pid_t tid, struct manager_result *ret);
 int manager_detach(struct manager *m, struct owner *o, uint64_t id, struct manager_result *ret);
-/* The connection is gone: release everything it held. */
+/*
+ * A new connection's owner (uid, gid, pid, groups filled in): takes a
+ * reference on its uid's accounting object; `counted` = it counts toward
+ * max_clients_per_uid (not a connection kept only to be told why it is
+ * refused).
+ */
+int manager_owner_init(struct manager *m, struct owner *o, bool counted);
+/* How many counted connections `uid` has now. */
+uint32_t manager_connections_of(const struct manager *m, uid_t uid);
+/* One request of `o` against its uid's max_requests_per_sec_per_uid (root is exempt). */
+bool manager_user_rate_allows(struct manager *m, struct owner *o);
+/* The connection is gone: release everything it held, and its uid reference. */
 void manager_owner_gone(struct manager *m, struct owner *o);
 
 /*

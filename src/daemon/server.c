@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "list.h"
 #include "log.h"
 #include "manager.h"
 #include "protocol.h"
@@ -44,7 +45,7 @@ struct client {
         struct packet *queue[CLIENT_QUEUE_MAX];
         uint32_t q_head, q_len;
         bool paused;
-        struct client *prev, *next;
+        LIST_FIELDS(struct client, clients);
 };
 
 struct server {
@@ -61,11 +62,17 @@ struct server {
 
 #define REFUSED_EXTRA 64        /* over-limit connections kept just long enough to say why */
 
-/* Root is exempt; everybody else gets max_requests_per_sec with a burst. */
-static bool rate_allows(struct client *c) {
+/*
+ * Root is exempt; everybody else gets max_requests_per_sec with a burst per
+ * connection, and max_requests_per_sec_per_uid over all of the uid's
+ * connections (so more connections buy no more rate).  Returns true, or
+ * false with the limit hit in `ret_uid`.
+ */
+static bool rate_allows(struct client *c, bool *ret_uid) {
         const struct limits *l = manager_limits(c->srv->mgr);
         int64_t now = now_monotonic_ns();
 
+        *ret_uid = false;
         if (c->owner.uid == 0)
                 return true;
         c->tokens += (double)(now - c->tokens_at_ns) * 1e-9 * l->max_requests_per_sec;
@@ -74,17 +81,12 @@ static bool rate_allows(struct client *c) {
         c->tokens_at_ns = now;
         if (c->tokens < 1.0)
                 return false;
+        if (!manager_user_rate_allows(c->srv->mgr, &c->owner)) {
+                *ret_uid = true;
+                return false;
+        }
         c->tokens -= 1.0;
         return true;
-}
-
-static uint32_t clients_of(const struct server *srv, uid_t uid) {
-        uint32_t n = 0;
-
-        /* Connections already refused do not count: they are on their way out. */
-        for (struct client *c = srv->clients; c; c = c->next)
-                n += c->owner.uid == uid && !c->refusal;
-        return n;
 }
 
 static void client_free(struct client *c, const char *why) {
@@ -100,12 +102,7 @@ static void client_free(struct client *c, const char *why) {
         free(c->owner.groups);
         for (uint32_t i = 0; i < c->q_len; i++)
                 free(c->queue[(c->q_head + i) % CLIENT_QUEUE_MAX]);
-        if (c->prev)
-                c->prev->next = c->next;
-        else
-                srv->clients = c->next;
-        if (c->next)
-                c->next->prev = c->prev;
+        LIST_REMOVE(clients, srv->clients, c);
         if (c->refusal)
                 srv->n_refused--;
         else
@@ -293,13 +290,14 @@ static void stats_row(void *userdata, const struct manager_stats_row *r) {
  */
 static int handle_report(struct client *c, const struct rtf_msg_report *report) {
         const struct owner *o = &c->owner;
+        bool per_uid;
         int r;
 
         if (c->refusal)
                 return -ECONNREFUSED;
-        if (!rate_allows(c)) {
-                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec reached",
-                          (int)o->pid, (unsigned)o->uid);
+        if (!rate_allows(c, &per_uid)) {
+                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec%s reached",
+                          (int)o->pid, (unsigned)o->uid, per_uid ? "_per_uid" : "");
                 return 0;
         }
         r = manager_report(c->srv->mgr, &c->owner, report->id, &report->stats);
@@ -315,6 +313,7 @@ static int handle_report(struct client *c, const struct rtf_msg_report *report) 
 static int handle(struct client *c, const struct rtf_msg *in) {
         struct rtf_msg out;
         struct owner *o = &c->owner;
+        bool per_uid = false;
 
         memset(&out, 0, sizeof(out));
         /* An older client gets its answer in its own version. */
@@ -326,11 +325,15 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         if (((in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH) ||
              (!c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
                               in->header.type == RTF_MSG_TASK_STATS))) &&
-            (c->refusal || !rate_allows(c))) {
+            (c->refusal || !rate_allows(c, &per_uid))) {
                 char why[RTF_REASON_MAX];
 
                 if (c->refusal)
                         snprintf(why, sizeof(why), "%s", c->refusal);
+                else if (per_uid)
+                        snprintf(why, sizeof(why), "limit max_requests_per_sec_per_uid (%" PRIu32 ", burst %" PRIu32
+                                 ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec_per_uid,
+                                 manager_limits(c->srv->mgr)->request_burst_per_uid);
                 else
                         snprintf(why, sizeof(why), "limit max_requests_per_sec (%" PRIu32 ", burst %" PRIu32
                                  ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec,
@@ -488,7 +491,8 @@ static void accept_event(struct source *s, uint32_t events) {
                 refusal = NULL;
                 if (srv->n_clients >= manager_limits(srv->mgr)->max_clients)
                         refusal = "limit max_clients reached";
-                else if (cred.uid != 0 && clients_of(srv, cred.uid) >= manager_limits(srv->mgr)->max_clients_per_uid)
+                else if (cred.uid != 0 &&
+                         manager_connections_of(srv->mgr, cred.uid) >= manager_limits(srv->mgr)->max_clients_per_uid)
                         refusal = "limit max_clients_per_uid reached";
                 if (refusal) {
                         log_notice("Connection of pid %d uid %u refused: %s", (int)cred.pid, (unsigned)cred.uid,
@@ -516,21 +520,28 @@ static void accept_event(struct source *s, uint32_t events) {
                         free(c);
                         continue;
                 }
+                r = manager_owner_init(srv->mgr, &c->owner, !refusal);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot account for pid %d: %m; refusing it", (int)cred.pid);
+                        free(c->owner.groups);
+                        close(fd);
+                        free(c);
+                        continue;
+                }
                 len = sizeof(c->pidfd);
                 if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
                         c->pidfd = pidfd_open(cred.pid, 0);
                 r = event_add(srv->ev, &c->source, fd, EPOLLIN, client_event);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot watch a new connection: %m");
+                        manager_owner_gone(srv->mgr, &c->owner);
+                        free(c->owner.groups);
                         safe_close(c->pidfd);
                         close(fd);
                         free(c);
                         continue;
                 }
-                c->next = srv->clients;
-                if (srv->clients)
-                        srv->clients->prev = c;
-                srv->clients = c;
+                LIST_PREPEND(clients, srv->clients, c);
                 if (refusal)
                         srv->n_refused++;
                 else

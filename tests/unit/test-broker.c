@@ -259,6 +259,11 @@ static void fixture_stop(struct fixture *fx) {
         rmdir(fx->dir);
 }
 
+/* A connection's owner as server.c makes it. */
+static void owner_init(struct fixture *fx, struct owner *o) {
+        CHECK_EQ(manager_owner_init(fx->mgr, o, true), 0);
+}
+
 static struct rtf_task_params edf(uint64_t runtime_us, uint64_t period_us) {
         return (struct rtf_task_params){
                 .flags = RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_PERIOD,
@@ -306,6 +311,7 @@ static void test_choice(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
+        owner_init(&fx, &root);
         /* A reservation: the first plugin in the config that accepts it. */
         p = edf(1000, 10000);
         r = manager_create(fx.mgr, &root, &p, "", &res);
@@ -336,11 +342,12 @@ static void test_choice(void) {
         CHECK(strstr(res.reason, "runtime 0 us is out of range") != NULL);
         p = prio(100);
         CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), -EINVAL);
-        /* More than the CPU: every plugin refuses. */
+        /* More than the CPU: every plugin refuses, and the reply says why each did. */
         p = edf(9500, 10000);
         r = manager_create(fx.mgr, &root, &p, "", &res);
         CHECK_EQ(r, RTF_SCHEDULE_FAIL);
-        CHECK(res.reason[0] != 0);
+        CHECK(strncmp(res.reason, "EDF: ", 5) == 0);
+        CHECK(strstr(res.reason, "; FP: a priority is mandatory") != NULL);
         CHECK_EQ(list(fx.mgr).n, 2);
         CHECK_EQ(fx.k.n_apply, 0);      /* nothing attached: the kernel is not asked */
         manager_owner_gone(fx.mgr, &root);
@@ -358,6 +365,7 @@ static void test_attach(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
+        owner_init(&fx, &root);
         t = fake_spawn(&fx.k, 100, 0);
         CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), RTF_OK);
         id = res.id;
@@ -402,6 +410,7 @@ static void test_kernel_failures(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
+        owner_init(&fx, &root);
         t = fake_spawn(&fx.k, 200, 0);
         CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), RTF_OK);
         id = res.id;
@@ -463,6 +472,7 @@ static void test_kernel_failures(void) {
         CHECK_EQ(manager_release(fx.mgr, &root, id, &res), RTF_OK);
         CHECK_EQ(list(fx.mgr).n, 0);
         CHECK_EQ(fx.k.n_open, fx.k.n_close);
+        manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
 
@@ -483,6 +493,12 @@ static void test_policy_and_limits(void) {
         lim.max_specs_per_uid = 4;
         if (fixture_start(&fx, CONFIG, &lim) < 0)
                 return;
+        owner_init(&fx, &a);
+        owner_init(&fx, &b);
+        owner_init(&fx, &other);
+        CHECK_EQ(manager_connections_of(fx.mgr, 65534), 2);
+        CHECK_EQ(manager_connections_of(fx.mgr, 65533), 1);
+        CHECK_EQ(manager_connections_of(fx.mgr, 1), 0);
         /* max_utilization 0.5 summed over all of the user's connections */
         CHECK_EQ(manager_create(fx.mgr, &a, &p, "EDF", &res), RTF_OK);
         first = res.id;
@@ -517,9 +533,11 @@ static void test_policy_and_limits(void) {
         CHECK(strstr(res.reason, "max_specs_per_uid") != NULL);
         /* A connection gone gives its share back to the user. */
         manager_owner_gone(fx.mgr, &a);
+        CHECK_EQ(manager_connections_of(fx.mgr, 65534), 1);
         CHECK_EQ(manager_create(fx.mgr, &b, &p, "", &res), RTF_OK);
         CHECK_EQ(list(fx.mgr).n, 2);
         manager_owner_gone(fx.mgr, &b);
+        manager_owner_gone(fx.mgr, &other);
         fixture_stop(&fx);
 }
 
@@ -533,6 +551,7 @@ static void test_watchdog_owners(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
+        owner_init(&fx, &a);
         t = fake_spawn(&fx.k, 400, 65534);
         CHECK_EQ(manager_create(fx.mgr, &a, &p, "", &res), RTF_OK);
         CHECK_EQ(manager_attach(fx.mgr, &a, res.id, 400, &res), RTF_OK);
@@ -566,6 +585,7 @@ static void test_commit_defers_updates(void) {
 
         if (fixture_start_with(&fx, "RM RM.so 50-89 0\n", "", NULL) < 0)
                 return;
+        owner_init(&fx, &root);
         ta = fake_spawn(&fx.k, 500, 0);
         tb = fake_spawn(&fx.k, 501, 0);
         CHECK_EQ(manager_create(fx.mgr, &root, &a, "", &res), RTF_OK);
@@ -635,6 +655,7 @@ static void test_machine_veto(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
+        owner_init(&fx, &root);
         manager_set_veto(fx.mgr, veto_4000, &seen);
         t = fake_spawn(&fx.k, 600, 0);
         CHECK_EQ(manager_create(fx.mgr, &root, &small, "", &res), RTF_OK);
@@ -662,6 +683,67 @@ static void test_machine_veto(void) {
         fixture_stop(&fx);
 }
 
+/* The request rate per uid: a second connection buys no more. */
+static void test_rate_per_uid(void) {
+        struct owner a = { .uid = 65534, .pid = 10 }, b = { .uid = 65534, .pid = 11 }, root = { .uid = 0 };
+        struct limits lim = LIMITS_DEFAULT;
+        struct fixture fx;
+        unsigned allowed = 0;
+
+        lim.max_requests_per_sec_per_uid = 1;   /* next token in a second: none comes during the test */
+        lim.request_burst_per_uid = 5;
+        if (fixture_start(&fx, CONFIG, &lim) < 0)
+                return;
+        owner_init(&fx, &a);
+        owner_init(&fx, &b);
+        owner_init(&fx, &root);
+        for (int i = 0; i < 4; i++)
+                allowed += manager_user_rate_allows(fx.mgr, &a);
+        for (int i = 0; i < 4; i++)
+                allowed += manager_user_rate_allows(fx.mgr, &b);
+        CHECK_EQ(allowed, 5);
+        for (int i = 0; i < 20; i++)
+                CHECK(manager_user_rate_allows(fx.mgr, &root));
+        manager_owner_gone(fx.mgr, &a);
+        manager_owner_gone(fx.mgr, &b);
+        manager_owner_gone(fx.mgr, &root);
+        fixture_stop(&fx);
+}
+
+/*
+ * max_priority bounds the priority the plugin grants (issue 10, 3): RM ignores
+ * the request's priority and gives the top of its range to a lone task; FP
+ * maps a requested 10 into its range 50-89.  Both are refused, and rolled back.
+ */
+static void test_policy_on_granted(void) {
+        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 }, root = { .uid = 0 };
+        struct rtf_task_params rm = edf(1000, 10000), fp = prio(10);
+        struct manager_result res;
+        struct fixture fx;
+
+        if (fixture_start_with(&fx, "RM RM.so 50-89 0\nFP FP.so 50-89 0\n",
+                               "nobody RM max_priority 60\nnobody FP max_priority 20\n", NULL) < 0)
+                return;
+        owner_init(&fx, &a);
+        owner_init(&fx, &root);
+        rm.flags |= RTF_PARAM_HAS_SCHEDULER;
+        fp.flags |= RTF_PARAM_HAS_SCHEDULER;
+        CHECK_EQ(manager_create(fx.mgr, &a, &rm, "RM", &res), RTF_ACL_FAIL);
+        CHECK(strstr(res.reason, "max_priority 60") != NULL);
+        CHECK_EQ(manager_create(fx.mgr, &a, &fp, "FP", &res), RTF_ACL_FAIL);
+        CHECK(strstr(res.reason, "max_priority 20") != NULL);
+        CHECK_EQ(list(fx.mgr).n, 0);
+        /* Rolled back: root gets the very same grants. */
+        CHECK_EQ(manager_create(fx.mgr, &root, &rm, "RM", &res), RTF_OK);
+        CHECK_EQ(res.priority, 89);
+        CHECK_EQ(manager_create(fx.mgr, &root, &fp, "FP", &res), RTF_OK);
+        CHECK_EQ(res.priority, 50);
+        CHECK_EQ(list(fx.mgr).n, 2);
+        manager_owner_gone(fx.mgr, &a);
+        manager_owner_gone(fx.mgr, &root);
+        fixture_stop(&fx);
+}
+
 int main(void) {
         if (!getenv("RTF_BUILD_PLUGINDIR")) {
                 fprintf(stderr, "RTF_BUILD_PLUGINDIR is not set: no plugins to test the broker with\n");
@@ -674,5 +756,7 @@ int main(void) {
         test_watchdog_owners();
         test_commit_defers_updates();
         test_machine_veto();
+        test_rate_per_uid();
+        test_policy_on_granted();
         return test_done();
 }
