@@ -120,6 +120,15 @@ bool access_check(const struct access *a, const struct owner *o, const char *plu
         return r == ACL_ALLOW;
 }
 
+bool access_latency_hint(const struct access *a, const struct owner *o, const char *plugin) {
+        struct acl_subject s;
+
+        if (o->uid == 0)
+                return true;
+        subject_of(o, &s);
+        return acl_grants_latency_hint(&a->policy, &s, plugin);
+}
+
 struct count_op {
         uint64_t *usage;
         uint64_t amount;

@@ -47,5 +47,8 @@ const char *access_policy_name(const struct access *a);
  */
 bool access_check(const struct access *a, const struct owner *o, const char *plugin, const struct rtf_task_params *req,
                   char *reason, size_t reason_size, unsigned *ret_line);
+/* May a thread of `o` on `plugin` hold the latency hint?  Root: always (rtfd's
+ * setting alone decides); others: only if a rule grants latency_hint. */
+bool access_latency_hint(const struct access *a, const struct owner *o, const char *plugin);
 /* Add or remove a live specification's utilisation to the sums it counts toward. */
 void access_count(struct access *a, const struct owner *o, const char *plugin, uint64_t util_ppb, bool add);

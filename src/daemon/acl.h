@@ -17,6 +17,9 @@
  *   min_deadline, max_deadline       us, 1..2^32
  *   min_priority, max_priority       1..99
  *   ignore_adm_test                  true | false
+ *   latency_hint                     true | false: while a thread of the
+ *                                    subject's is attached, rtfd may hold
+ *                                    /dev/cpu_dma_latency (off unless granted)
  *
  * Default deny: a request is refused unless at least one rule matches its
  * subject and plugin, and then every matching rule must hold (section 4.3).
@@ -56,6 +59,7 @@ enum acl_property {
         ACL_MIN_PRIORITY,               /* value 1..99 */
         ACL_MAX_PRIORITY,
         ACL_IGNORE_ADM_TEST,            /* value 0 or 1 */
+        ACL_LATENCY_HINT,               /* value 0 or 1; bounds nothing, see acl_grants_latency_hint() */
         _ACL_PROPERTY_MAX,
 };
 
@@ -173,6 +177,13 @@ int acl_check(const struct acl_policy *p, const struct acl_subject *subject, con
  */
 int acl_for_each_util_rule(const struct acl_policy *p, const struct acl_subject *subject,
                            const char *plugin, void (*fn)(void *data, size_t rule), void *data);
+
+/*
+ * Whether `subject`'s threads on `plugin` may hold the latency hint: at least
+ * one matching rule says `latency_hint true` and none says false (the hint
+ * costs the whole machine power, so it is off unless granted).
+ */
+bool acl_grants_latency_hint(const struct acl_policy *p, const struct acl_subject *subject, const char *plugin);
 
 /*
  * max(Q, Qd) / min(T, D) in ppb, rounded up (a load is never under-counted);

@@ -487,7 +487,10 @@ int manager_reload(struct manager *mgr) {
                         manager_spec_unattach(mgr, s, true);
                 }
         }
-        mgr->kops->latency_hint(mgr->kdata, mgr->attached != NULL, mgr->opt.latency_hint_us);
+        /* The new policy may grant or withdraw the latency hint. */
+        LIST_FOREACH(attached, a, mgr->attached)
+                manager_update_hint(mgr, a->spec);
+        mgr->kops->latency_hint(mgr->kdata, mgr->n_hinted > 0, mgr->opt.latency_hint_us);
         log_set(&mgr->set, !mgr->opt.config_path);
         log_notice("Configuration reloaded");
         return 0;

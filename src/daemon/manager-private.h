@@ -53,6 +53,7 @@ struct spec_thread {
         struct manager *mgr;            /* for its exit handler */
         LIST_FIELDS(struct spec_thread, attached);      /* in mgr->attached */
         struct dl_sample last_sample;   /* the watchdog's previous look */
+        bool hint;                      /* counts toward mgr->n_hinted */
         bool have_sample;
 };
 
@@ -86,6 +87,7 @@ struct manager {
         uint32_t n_specs;
         uint64_t next_id;
         struct spec_thread *attached;   /* the attached threads */
+        uint32_t n_hinted;              /* of them, those the policy grants the latency hint */
         /* Explicit commits: the settings plugins report changed
          * (task_updated) while a commit is open are applied once it is final. */
         unsigned commit_depth;
@@ -121,6 +123,9 @@ const char *manager_policy_name(const struct plugin *p);
 int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret);
 int manager_apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set);
 void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote);
+/* Whether the policy in force grants the latency hint to s's thread; keep
+ * mgr->n_hinted and the kernel's hint in step. */
+void manager_update_hint(struct manager *mgr, struct spec *s);
 /* Open and close a commit: see manager_host_task_updated(). */
 void manager_commit_begin(struct manager *mgr);
 void manager_commit_end(struct manager *mgr);

@@ -97,7 +97,11 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
         event_remove(mgr->ev, &a->source);
         s->task.attached = 0;
         attached_unlink(mgr, s);
-        mgr->kops->latency_hint(mgr->kdata, mgr->attached != NULL, mgr->opt.latency_hint_us);
+        if (a->hint) {
+                a->hint = false;
+                mgr->n_hinted--;
+        }
+        mgr->kops->latency_hint(mgr->kdata, mgr->n_hinted > 0, mgr->opt.latency_hint_us);
         note_state(mgr, s, false);
         mgr->kops->thread_close(mgr->kdata, &a->thread);
         s->att = NULL;
@@ -105,6 +109,20 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
         event_defer_free(mgr->ev, a);
         if (PLUGIN_HAS(s->plugin->ops, detach))
                 s->plugin->ops->detach(s->plugin->state, &s->task);
+}
+
+void manager_update_hint(struct manager *mgr, struct spec *s) {
+        struct spec_thread *a = s->att;
+        bool want = access_latency_hint(&mgr->access, s->owner, s->plugin->name);
+
+        if (a && want != a->hint) {
+                a->hint = want;
+                if (want)
+                        mgr->n_hinted++;
+                else
+                        mgr->n_hinted--;
+        }
+        mgr->kops->latency_hint(mgr->kdata, mgr->n_hinted > 0, mgr->opt.latency_hint_us);
 }
 
 static void thread_exited(struct source *src, uint32_t events) {
@@ -165,7 +183,8 @@ int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid,
         if (q >= 0)
                 q = manager_apply_setting(mgr, s, &set);
         if (q < 0)
-                q = manager_fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q, "the kernel refused the setting: %s", strerror(-q));
+                q = manager_fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q, "the kernel refused the setting: %s",
+                                 strerror(-q));
         else if ((q = event_add(mgr->ev, &a->source, a->thread.pidfd, EPOLLIN, thread_exited)) < 0) {
                 mgr->kops->thread_demote(mgr->kdata, &a->thread);
                 q = manager_fail(r, q, "cannot watch thread %d", (int)tid);
@@ -178,7 +197,7 @@ int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid,
         }
         s->task.attached = 1;
         LIST_PREPEND(attached, mgr->attached, a);
-        mgr->kops->latency_hint(mgr->kdata, true, mgr->opt.latency_hint_us);
+        manager_update_hint(mgr, s);
         note_state(mgr, s, true);
         manager_audit(mgr, o, "attach", id, s->plugin->name, true, 0, NULL);
         log_debug("Thread %d attached to spec %" PRIu64, (int)tid, id);

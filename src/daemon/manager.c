@@ -16,6 +16,7 @@
 #include "access.h"
 #include "log.h"
 #include "manager-private.h"
+#include "task-params.h"
 #include "pmqos.h"
 
 const struct limits *manager_limits(const struct manager *mgr) {
@@ -78,35 +79,13 @@ const char *manager_policy_name(const struct plugin *p) {
         return p->ops->name ? p->ops->name : "?";
 }
 
-#define MAX_TIME_US (UINT64_C(1) << 32)
-
-/* Shape checks every plugin relies on; admission is the plugins' business. */
+/* Shape checks every plugin relies on (task-params.h); admission is the plugins' business. */
 static int validate(const struct rtf_task_params *w, const char *plugin, struct manager_result *r) {
-        const struct {
-                uint32_t flag;
-                uint64_t value;
-                const char *name;
-        } times[] = {
-                { RTF_PARAM_HAS_PERIOD, w->period_us, "period" },
-                { RTF_PARAM_HAS_RUNTIME, w->runtime_us, "runtime" },
-                { RTF_PARAM_HAS_DES_RUNTIME, w->des_runtime_us, "desired runtime" },
-                { RTF_PARAM_HAS_DEADLINE, w->deadline_us, "deadline" },
-        };
-
-        if (w->flags & ~RTF_PARAM_KNOWN)
-                return manager_fail(r, -EINVAL, "unknown parameter flags 0x%x", w->flags & ~RTF_PARAM_KNOWN);
-        for (size_t i = 0; i < ELEMENTSOF(times); i++) {
-                bool set = w->flags & times[i].flag;
-
-                if (set ? times[i].value == 0 || times[i].value > MAX_TIME_US : times[i].value != 0)
-                        return manager_fail(r, -EINVAL, "%s %" PRIu64 " us is out of range (1..%" PRIu64 ")",
-                                    times[i].name, times[i].value, MAX_TIME_US);
-        }
-        if ((w->flags & RTF_PARAM_HAS_PRIORITY) ? w->priority < 1 || w->priority > 99 : w->priority != 0)
-                return manager_fail(r, -EINVAL, "priority %" PRIu32 " is out of range (1..99)", w->priority);
+        if (rtf_task_params_check(w, r->reason, sizeof(r->reason)) < 0)
+                return -EINVAL;
         if (!(w->flags & RTF_PARAM_HAS_SCHEDULER) != !plugin[0])
                 return manager_fail(r, -EINVAL, "plugin name and its flag disagree");
-        return 0;
+        return RTF_OK;
 }
 
 int manager_owner_init(struct manager *mgr, struct owner *o, bool counted) {
@@ -402,7 +381,8 @@ int manager_create(struct manager *mgr, struct owner *o, const struct rtf_task_p
         if (!o->user)
                 return manager_fail(r, -EINVAL, "the owner has no accounting object (manager_owner_init)");
         if (o->uid != 0 && o->user->specs >= mgr->opt.limits.max_specs_per_uid) {
-                q = manager_fail(r, -EUSERS, "limit max_specs_per_uid (%" PRIu32 ") reached", mgr->opt.limits.max_specs_per_uid);
+                q = manager_fail(r, -EUSERS, "limit max_specs_per_uid (%" PRIu32 ") reached",
+                                 mgr->opt.limits.max_specs_per_uid);
                 goto refused;
         }
         if (mgr->n_specs >= mgr->opt.limits.max_specs) {
@@ -544,8 +524,8 @@ int manager_change(struct manager *mgr, struct owner *o, uint64_t id, const stru
                         }
                         manager_commit_end(mgr);
                         access_count(&mgr->access, s->owner, s->plugin->name, s->acl_util_ppb, true);
-                        return manager_fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q, "the kernel refused the new setting: %s",
-                                    strerror(-q));
+                        return manager_fail(r, q == -EBUSY ? RTF_SCHEDULE_FAIL : q,
+                                            "the kernel refused the new setting: %s", strerror(-q));
                 }
         }
         s->committing = false;

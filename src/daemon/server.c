@@ -198,7 +198,8 @@ static void params_to_wire(struct rtf_wire_params *w, const struct rtf_task_para
         snprintf(w->plugin, sizeof(w->plugin), "%s", plugin);
 }
 
-static void handle_request(struct manager *mgr, struct owner *o, const struct rtf_msg *in, struct rtf_msg_reply *reply) {
+static void handle_request(struct manager *mgr, struct owner *o, const struct rtf_msg *in,
+                           struct rtf_msg_reply *reply) {
         struct manager_result res = { .cpu = -1 };
         struct rtf_task_params req;
         char plugin[RTF_PLUGIN_NAME_MAX];

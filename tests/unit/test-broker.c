@@ -342,6 +342,10 @@ static void test_choice(void) {
         CHECK(strstr(res.reason, "runtime 0 us is out of range") != NULL);
         p = prio(100);
         CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), -EINVAL);
+        /* One ceiling with librtf: 2^32 us is out (it used to pass rtfd). */
+        p = edf(1000, UINT64_C(1) << 32);
+        CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), -EINVAL);
+        CHECK(strstr(res.reason, "period 4294967296 us is out of range") != NULL);
         /* More than the CPU: every plugin refuses, and the reply says why each did. */
         p = edf(9500, 10000);
         r = manager_create(fx.mgr, &root, &p, "", &res);
@@ -517,6 +521,13 @@ static void test_policy_and_limits(void) {
         fake_spawn(&fx.k, 300, 0);
         CHECK_EQ(manager_attach(fx.mgr, &b, 2, 300, &res), -EPERM);
         CHECK_EQ(fx.k.n_apply, 0);
+        /* A runtime above the period is refused as such, before the policy is asked. */
+        p = edf(20000, 10000);
+        p.flags |= RTF_PARAM_HAS_SCHEDULER;
+        CHECK_EQ(manager_create(fx.mgr, &other, &p, "EDF", &res), -EINVAL);
+        CHECK(strstr(res.reason, "runtime must be at most the period") != NULL);
+        p = edf(4000, 10000);
+        p.flags |= RTF_PARAM_HAS_SCHEDULER;
         /* No rule for this user and plugin: refused by the policy. */
         CHECK_EQ(manager_create(fx.mgr, &other, &p, "EDF", &res), RTF_ACL_FAIL);
         /* max_priority 40 on FP */
@@ -744,6 +755,45 @@ static void test_policy_on_granted(void) {
         fixture_stop(&fx);
 }
 
+/* The latency hint is a property of the policy: root keeps it, others only where a rule grants it. */
+static void test_latency_hint(void) {
+        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 }, root = { .uid = 0 };
+        struct rtf_task_params p = edf(1000, 10000);
+        struct manager_result res;
+        uint64_t on_edf, on_fp;
+        struct fixture fx;
+
+        if (fixture_start_with(&fx, CONFIG, "nobody EDF max_utilization 0.5\nnobody EDF latency_hint true\n"
+                               "nobody FP max_priority 40\n", NULL) < 0)
+                return;
+        owner_init(&fx, &a);
+        owner_init(&fx, &root);
+        fake_spawn(&fx.k, 700, 65534);
+        fake_spawn(&fx.k, 701, 65534);
+        fake_spawn(&fx.k, 702, 0);
+        p.flags |= RTF_PARAM_HAS_SCHEDULER;
+        CHECK_EQ(manager_create(fx.mgr, &a, &p, "EDF", &res), RTF_OK);
+        on_edf = res.id;
+        p = prio(30);
+        CHECK_EQ(manager_create(fx.mgr, &a, &p, "", &res), RTF_OK);
+        on_fp = res.id;
+        /* No rule grants it on FP: attached, but no hint. */
+        CHECK_EQ(manager_attach(fx.mgr, &a, on_fp, 701, &res), RTF_OK);
+        CHECK(!fx.k.hint);
+        CHECK_EQ(manager_attach(fx.mgr, &a, on_edf, 700, &res), RTF_OK);
+        CHECK(fx.k.hint);
+        CHECK_EQ(manager_detach(fx.mgr, &a, on_edf, &res), RTF_OK);
+        CHECK(!fx.k.hint);              /* the FP thread alone does not hold it */
+        /* Root: as before, any attached thread holds it. */
+        CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), RTF_OK);
+        CHECK_EQ(manager_attach(fx.mgr, &root, res.id, 702, &res), RTF_OK);
+        CHECK(fx.k.hint);
+        manager_owner_gone(fx.mgr, &root);
+        CHECK(!fx.k.hint);
+        manager_owner_gone(fx.mgr, &a);
+        fixture_stop(&fx);
+}
+
 int main(void) {
         if (!getenv("RTF_BUILD_PLUGINDIR")) {
                 fprintf(stderr, "RTF_BUILD_PLUGINDIR is not set: no plugins to test the broker with\n");
@@ -758,5 +808,6 @@ int main(void) {
         test_machine_veto();
         test_rate_per_uid();
         test_policy_on_granted();
+        test_latency_hint();
         return test_done();
 }
