@@ -794,6 +794,46 @@ static void test_latency_hint(void) {
         fixture_stop(&fx);
 }
 
+/* Reload: every live spec moves to the new instances (and its thread gets their
+ * setting), or, if one cannot, nothing changes. */
+static void test_reload(void) {
+        struct owner root = { .uid = 0 };
+        struct rtf_task_params p = prio(30);
+        struct manager_result res;
+        struct fake_thread *t;
+        struct fixture fx;
+        unsigned applies;
+
+        if (fixture_start(&fx, CONFIG, NULL) < 0)
+                return;
+        owner_init(&fx, &root);
+        t = fake_spawn(&fx.k, 800, 0);
+        CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), RTF_OK);
+        CHECK(strcmp(res.plugin, "FP") == 0);
+        CHECK_EQ(manager_attach(fx.mgr, &root, res.id, 800, &res), RTF_OK);
+        CHECK_EQ(t->setting.priority, 30);
+        /* FP's range moves up: the thread follows at once. */
+        write_file(fx.config, "EDF EDF.so 100-100 0\nFP FP.so 40-89 0\n");
+        applies = t->applies;
+        CHECK_EQ(manager_reload(fx.mgr), 0);
+        CHECK_EQ(t->applies, applies + 1);
+        CHECK_EQ(t->setting.policy, RTF_POLICY_FIFO);
+        CHECK(t->setting.priority >= 40);
+        /* A configuration without FP cannot hold the spec: refused, the old one stays. */
+        write_file(fx.config, "EDF EDF.so 100-100 0\n");
+        CHECK(manager_reload(fx.mgr) < 0);
+        CHECK_EQ(list(fx.mgr).n, 1);
+        CHECK(strcmp(list(fx.mgr).rows[0].plugin, "FP") == 0);
+        CHECK_EQ(t->setting.policy, RTF_POLICY_FIFO);
+        /* A change still works on the instances in force. */
+        p = prio(60);
+        CHECK_EQ(manager_change(fx.mgr, &root, 1, &p, "", &res), RTF_OK);
+        CHECK_EQ(t->setting.priority, res.priority);
+        manager_owner_gone(fx.mgr, &root);
+        CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
+        fixture_stop(&fx);
+}
+
 int main(void) {
         if (!getenv("RTF_BUILD_PLUGINDIR")) {
                 fprintf(stderr, "RTF_BUILD_PLUGINDIR is not set: no plugins to test the broker with\n");
@@ -809,5 +849,6 @@ int main(void) {
         test_rate_per_uid();
         test_policy_on_granted();
         test_latency_hint();
+        test_reload();
         return test_done();
 }
