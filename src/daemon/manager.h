@@ -85,8 +85,9 @@ struct manager_result {
 
 const struct limits *manager_limits(const struct manager *m);
 
-/* Allocate the broker; `kops` is how it reaches the kernel (kernel.h), `ev`
- * the loop its thread-exit watches run in. */
+/* Allocate the broker; `kops` is how it reaches the kernel (kernel.h), with
+ * `kdata` as their first argument (NULL: the manager itself, which is what
+ * kernel_linux_ops wants); `ev` is the loop its thread-exit watches run in. */
 int manager_new(const struct manager_options *o, const struct kernel_ops *kops, void *kdata,
                 struct event_loop *ev, struct manager **ret);
 /* Release everything left (demoting attached threads); takes NULL, returns NULL. */
