@@ -431,11 +431,19 @@ static void test_kernel_failures(void) {
         CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
         CHECK_EQ(list(fx.mgr).rows[0].tid, 0);
         CHECK_EQ(fx.k.n_open, fx.k.n_close);
+        /* apply: refused, and the rebuild of the root domains fails too */
+        fx.k.fail_apply = -EBUSY;
+        fx.k.fail_apply_times = 1;
+        fx.k.fail_rebuild = -EIO;
+        CHECK_EQ(manager_attach(fx.mgr, &root, id, 200, &res), RTF_SCHEDULE_FAIL);
+        CHECK_EQ(fx.k.n_rebuild, 2);
+        CHECK_EQ(fx.k.n_apply, 3);      /* no retry without a rebuild */
+        CHECK_EQ(list(fx.mgr).rows[0].tid, 0);
         /* apply: refused once, the rebuild of the root domains recovers it */
         fx.k.fail_apply = -EBUSY;
         fx.k.fail_apply_times = 1;
         CHECK_EQ(manager_attach(fx.mgr, &root, id, 200, &res), RTF_OK);
-        CHECK_EQ(fx.k.n_rebuild, 2);
+        CHECK_EQ(fx.k.n_rebuild, 3);
         CHECK_EQ(t->setting.policy, RTF_POLICY_DEADLINE);
 
         /* change: the new setting is refused; the old one is back on the thread and in the plugin */
@@ -569,6 +577,12 @@ static void test_watchdog_owners(void) {
         CHECK_EQ(t->setting.policy, RTF_POLICY_DEADLINE);
         manager_watchdog(fx.mgr);
         CHECK_EQ(t->setting.policy, RTF_POLICY_DEADLINE);
+        /* Owners that cannot be read count as changed. */
+        fx.k.fail_owners = -EIO;
+        manager_watchdog(fx.mgr);
+        CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
+        CHECK_EQ(list(fx.mgr).rows[0].tid, 0);
+        CHECK_EQ(manager_attach(fx.mgr, &a, 1, 400, &res), RTF_OK);
         t->uid = 0;
         manager_watchdog(fx.mgr);
         CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
