@@ -182,8 +182,9 @@ struct rtf_plugin_ops {
          * Rollback: when a change fails after release() (the new plugin's
          * schedule failed, or the kernel refused the new setting), rtfd
          * calls schedule() again with the decision this instance returned
-         * for this very task when it last scheduled it, and the task's old
-         * parameters.  The instance is then in the state it had when it
+         * for this very task when it last scheduled it (its core, priority
+         * and accepted runtime; the reason text is not kept), and the task's
+         * old parameters.  The instance is then in the state it had when it
          * returned that decision, so this must not fail either.  rtfd never
          * passes a decision the plugin did not return.
          */

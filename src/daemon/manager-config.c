@@ -317,7 +317,7 @@ fail:
 /* Move every live spec into `next` (same plugin names); all or nothing. */
 static int readmit_all(struct manager *mgr, struct plugin_set *next) {
         struct rtf_plugin_task *saved = NULL;
-        struct rtf_plugin_decision *saved_decision = NULL;
+        struct spec_decision *saved_decision = NULL;
         struct plugin **target = NULL;
         uint32_t n = 0, i = 0;
         int r = 0;
@@ -365,7 +365,7 @@ static int readmit_all(struct manager *mgr, struct plugin_set *next) {
                 r = p->ops->schedule(p->state, &s->task, &d);
                 if (r < 0)
                         break;
-                s->decision = d;
+                s->decision = spec_decision_of(&d);
                 target[n] = p;
                 p->n_tasks++;
         }

@@ -401,7 +401,7 @@ int manager_create(struct manager *mgr, struct owner *o, const struct rtf_task_p
         s->owner = o;
         s->plugin = c.plugin;
         s->task = (struct rtf_plugin_task){ .id = s->id, .params = *req, .core = -1 };
-        s->decision = c.decision;
+        s->decision = spec_decision_of(&c.decision);
         s->committing = true;
         manager_commit_begin(mgr);
         q = c.plugin->ops->schedule(c.plugin->state, &s->task, &c.decision);
@@ -445,11 +445,12 @@ refused:
 /* Take a failed change back: the old plugin schedules the task again with
  * the decision it returned for it itself (rtf-plugin.h allows exactly this). */
 static void spec_restore(struct spec *s, struct plugin *old_plugin, const struct rtf_plugin_task *old) {
+        struct rtf_plugin_decision d = spec_decision_to(&s->decision);
         int q;
 
         s->plugin = old_plugin;
         s->task.params = old->params;
-        q = old_plugin->ops->schedule(old_plugin->state, &s->task, &s->decision);
+        q = old_plugin->ops->schedule(old_plugin->state, &s->task, &d);
         if (q < 0)
                 log_error_errno(q, "Plugin %s could not take back spec %" PRIu64 " after a failed change: %m",
                                 old_plugin->name, s->id);
@@ -529,7 +530,7 @@ int manager_change(struct manager *mgr, struct owner *o, uint64_t id, const stru
                 }
         }
         s->committing = false;
-        s->decision = c.decision;
+        s->decision = spec_decision_of(&c.decision);
         manager_commit_end(mgr);
         old_plugin->n_tasks--;
         c.plugin->n_tasks++;
