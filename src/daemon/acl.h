@@ -37,14 +37,15 @@
 
 #include "rtf/rtf.h"
 #include "rtf/rtf-plugin.h"
+#include "task-params.h"
 
 #define ACL_MAX_SIZE (1u << 20)         /* bytes of a policy file */
 #define ACL_LINE_MAX 4096u              /* bytes of a line, without its '\n' */
 #define ACL_MAX_RULES 4096u
 #define ACL_NAME_MAX 256u               /* bytes of a user or group name, as LOGIN_NAME_MAX */
-#define ACL_TIME_MAX_US (UINT64_C(1) << 32)     /* as rtfd's request validation */
-#define ACL_PRIORITY_MIN 1u
-#define ACL_PRIORITY_MAX 99u
+#define ACL_TIME_MAX_US RTF_TIME_LIMIT_US      /* a bound at least as large as any valid time */
+#define ACL_PRIORITY_MIN RTF_PRIORITY_MIN
+#define ACL_PRIORITY_MAX RTF_PRIORITY_MAX
 #define ACL_UTIL_ONE UINT64_C(1000000000)       /* one full CPU, in ppb */
 #define ACL_GROUPS_MAX 65536u           /* NGROUPS_MAX of Linux */
 #define ACL_REASON_MAX 128u             /* what a reply to the client carries (RTF_REASON_MAX) */
