@@ -176,28 +176,6 @@ static int client_send(struct client *c, const struct rtf_msg *msg) {
 
 /* ---- the wire and the broker: the only place that translates ---- */
 
-static void params_from_wire(struct rtf_task_params *t, const struct rtf_wire_params *w) {
-        *t = (struct rtf_task_params){
-                .flags = w->flags,
-                .priority = w->priority,
-                .period_us = w->period_us,
-                .runtime_us = w->runtime_us,
-                .des_runtime_us = w->des_runtime_us,
-                .deadline_us = w->deadline_us,
-        };
-}
-
-static void params_to_wire(struct rtf_wire_params *w, const struct rtf_task_params *t, const char *plugin) {
-        memset(w, 0, sizeof(*w));
-        w->flags = t->flags;
-        w->priority = t->priority;
-        w->period_us = t->period_us;
-        w->runtime_us = t->runtime_us;
-        w->des_runtime_us = t->des_runtime_us;
-        w->deadline_us = t->deadline_us;
-        snprintf(w->plugin, sizeof(w->plugin), "%s", plugin);
-}
-
 static void handle_request(struct manager *mgr, struct owner *o, const struct rtf_msg *in,
                            struct rtf_msg_reply *reply) {
         struct manager_result res = { .cpu = -1 };
@@ -207,13 +185,11 @@ static void handle_request(struct manager *mgr, struct owner *o, const struct rt
 
         switch (in->header.type) {
         case RTF_MSG_CREATE:
-                params_from_wire(&req, &in->create.params);
-                snprintf(plugin, sizeof(plugin), "%s", in->create.params.plugin);
+                rtf_wire_params_to_task(&req, plugin, sizeof(plugin), &in->create.params);
                 r = manager_create(mgr, o, &req, plugin, &res);
                 break;
         case RTF_MSG_CHANGE:
-                params_from_wire(&req, &in->change.params);
-                snprintf(plugin, sizeof(plugin), "%s", in->change.params.plugin);
+                rtf_wire_params_to_task(&req, plugin, sizeof(plugin), &in->change.params);
                 r = manager_change(mgr, o, in->change.id, &req, plugin, &res);
                 break;
         case RTF_MSG_RELEASE:
@@ -270,7 +246,7 @@ static void task_row(void *userdata, const struct manager_task_row *r) {
         row->cpu = r->cpu;
         row->priority = r->priority;
         row->accepted_runtime_us = r->accepted_runtime_us;
-        params_to_wire(&row->params, r->params, r->plugin);
+        rtf_wire_params_from_task(&row->params, r->params, r->plugin);
 }
 
 static void stats_row(void *userdata, const struct manager_stats_row *r) {
