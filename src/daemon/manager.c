@@ -105,6 +105,12 @@ uint32_t manager_connections_of(const struct manager *mgr, uid_t uid) {
         return u ? u->connections : 0;
 }
 
+uint64_t manager_bandwidth_of(const struct manager *mgr, uid_t uid) {
+        const struct user *u = user_registry_find(&mgr->users, uid);
+
+        return u ? u->bandwidth_ppb : 0;
+}
+
 bool manager_user_rate_allows(struct manager *mgr, struct owner *o) {
         if (o->uid == 0)
                 return true;

@@ -114,6 +114,8 @@ int manager_detach(struct manager *m, struct owner *o, uint64_t id, struct manag
 int manager_owner_init(struct manager *m, struct owner *o, bool counted);
 /* How many counted connections `uid` has now. */
 uint32_t manager_connections_of(const struct manager *m, uid_t uid);
+/* The utilisation (ppb) of `uid`'s live specifications, 0 if it has none. */
+uint64_t manager_bandwidth_of(const struct manager *m, uid_t uid);
 /* One request of `o` against its uid's max_requests_per_sec_per_uid (root is exempt). */
 bool manager_user_rate_allows(struct manager *m, struct owner *o);
 /* The connection is gone: release everything it held, and its uid reference. */

@@ -518,10 +518,12 @@ static void test_policy_and_limits(void) {
         CHECK(strstr(res.reason, "max_utilization") != NULL);
         CHECK_EQ(manager_release(fx.mgr, &a, first, &res), RTF_OK);
         CHECK_EQ(manager_create(fx.mgr, &b, &p, "EDF", &res), RTF_OK);
+        CHECK_EQ(manager_bandwidth_of(fx.mgr, 65534), 300000000);
         /* A change is judged without the spec's own old utilisation. */
         p = edf(4000, 10000);
         p.flags |= RTF_PARAM_HAS_SCHEDULER;
         CHECK_EQ(manager_change(fx.mgr, &b, res.id, &p, "EDF", &res), RTF_OK);
+        CHECK_EQ(manager_bandwidth_of(fx.mgr, 65534), 400000000);
         /* Only one's own specifications. */
         CHECK_EQ(manager_release(fx.mgr, &a, res.id, &res), -EPERM);
         CHECK_EQ(manager_release(fx.mgr, &a, 9999, &res), -ENOENT);
@@ -555,7 +557,9 @@ static void test_policy_and_limits(void) {
         CHECK_EQ(manager_connections_of(fx.mgr, 65534), 1);
         CHECK_EQ(manager_create(fx.mgr, &b, &p, "", &res), RTF_OK);
         CHECK_EQ(list(fx.mgr).n, 2);
+        CHECK_EQ(manager_bandwidth_of(fx.mgr, 65534), 400000000);   /* b's EDF spec; FP has no runtime */
         manager_owner_gone(fx.mgr, &b);
+        CHECK_EQ(manager_bandwidth_of(fx.mgr, 65534), 0);
         manager_owner_gone(fx.mgr, &other);
         fixture_stop(&fx);
 }
