@@ -621,7 +621,9 @@ static int check_rule(const struct acl_policy *p, size_t i, const struct acl_sub
                 return deny_bound(v, p, s, i, what, x, " us");
         case ACL_MIN_PRIORITY:
         case ACL_MAX_PRIORITY:
-                /* EDF has no priority, and RM picks one from its configured range: only a declared one is bounded. */
+                /* Only a declared priority is bounded: EDF has none, and what RM or a
+                 * priority map grants is declared by rtfd once the plugin has
+                 * decided (manager.c, check_granted()). */
                 if (!(t->flags & RTF_PARAM_HAS_PRIORITY))
                         return ACL_ALLOW;
                 x = t->priority;
