@@ -21,15 +21,16 @@
 
 #include "admission/admission.h"
 #include "rtf/rtf-plugin.h"
+#include "task-params.h"
 
 #define PLUGIN_INSTANCE_MAX 32
 /* Default and hard limit of tasks per core (option max_tasks=). */
 #define PLUGIN_MAX_TASKS_DEFAULT 1024u
 #define PLUGIN_MAX_TASKS_LIMIT 65536u
 #define PLUGIN_MAX_CPUS 4096u
-/* SCHED_FIFO/SCHED_RR priorities on Linux (sched_get_priority_min/max). */
-#define PLUGIN_RT_PRIO_MIN 1u
-#define PLUGIN_RT_PRIO_MAX 99u
+/* SCHED_FIFO/SCHED_RR priorities on Linux (sched_get_priority_min/max): rtf's one range. */
+#define PLUGIN_RT_PRIO_MIN RTF_PRIORITY_MIN
+#define PLUGIN_RT_PRIO_MAX RTF_PRIORITY_MAX
 
 #define plugin_container_of(ptr, type, member) \
         ((type *)(void *)((char *)(ptr) - offsetof(type, member)))

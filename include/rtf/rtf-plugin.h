@@ -131,8 +131,12 @@ struct rtf_plugin_host {
                 __attribute__((format(printf, 3, 4)));
         /*
          * The plugin changed the priority or core of a task it had already
-         * scheduled (RM re-prioritisation): rtfd re-applies attach() to the
-         * task's thread, if any.  May be called from schedule/release only.
+         * scheduled (RM re-prioritisation).  May be called from
+         * schedule/release only.  rtfd only notes it: once the change that
+         * called schedule/release is final (committed, or rolled back),
+         * it calls attach() for every task reported and applies the result
+         * to its thread, once.  So attach() must describe the plugin's state
+         * as it is then, not as it was at the report.
          */
         void (*task_updated)(void *data, struct rtf_plugin_task *task);
 };
@@ -174,6 +178,15 @@ struct rtf_plugin_ops {
          * task->params already hold the new parameters; schedule() writes
          * task->core, task->priority and task->accepted_runtime_us.  Must not
          * fail for a decision just returned; returns 0 or a negative errno.
+         *
+         * Rollback: when a change fails after release() (the new plugin's
+         * schedule failed, or the kernel refused the new setting), rtfd
+         * calls schedule() again with the decision this instance returned
+         * for this very task when it last scheduled it (its core, priority
+         * and accepted runtime; the reason text is not kept), and the task's
+         * old parameters.  The instance is then in the state it had when it
+         * returned that decision, so this must not fail either.  rtfd never
+         * passes a decision the plugin did not return.
          */
         int (*schedule)(void *state, struct rtf_plugin_task *task,
                         const struct rtf_plugin_decision *decision);

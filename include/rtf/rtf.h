@@ -125,8 +125,12 @@ RTF_PUBLIC rtf_result_t rtf_disconnect(void);
  * Parameters (Table 3).  Setters return 0 or -EINVAL.  Times must be in
  * [1, 2^32) us (2^32 us is about 71 minutes); priorities in 1..99; a
  * scheduler name has 1..31 characters, NULL or "" clears it.  Getters return
- * 0 (NULL for the scheduler) for a parameter that was not set.  Only
- * p->size == sizeof(struct rtf_params) is accepted.
+ * 0 (NULL for the scheduler) for a parameter that was not set.
+ *
+ * Every struct here with a `size` member may grow: a caller built against
+ * a newer header may pass a larger struct (accepted when the members this
+ * library does not know are all zero), an older one a smaller struct (its
+ * missing members count as 0).  Never set `size` to anything but sizeof.
  */
 RTF_PUBLIC int rtf_params_init(struct rtf_params *p);
 RTF_PUBLIC int rtf_params_set_period(struct rtf_params *p, uint64_t us);
@@ -259,7 +263,8 @@ struct rtf_task_stats {
 RTF_PUBLIC int rtf_task_start_attr(struct rtf_spec *s, const struct rtf_task_attr *attr);
 /* Stop the periodic task and free its state (rtf_spec_release() does it too). */
 RTF_PUBLIC int rtf_task_stop(struct rtf_spec *s);
-/* ret->size must be sizeof(*ret).  -EINVAL if the task was not started. */
+/* ret->size at least this library's sizeof(*ret) (members it does not know
+ * are zeroed).  -EINVAL if the task was not started. */
 RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *ret);
 /*
  * Ask rtfd for SCHED_FLAG_DL_OVERRUN (RTF_PARAM_OVERRUN_SIGNAL) and install

@@ -14,9 +14,6 @@
 #include "manager.h"
 #include "trusted.h"
 
-static struct acl_policy policy = ACL_POLICY_NULL;
-static uint64_t *usage;
-
 static int lookup_user(void *data, const char *name, uint32_t *ret_uid) {
         struct passwd pw, *res = NULL;
         char buf[4096];
@@ -64,31 +61,31 @@ int access_parse_file(const char *path, bool required, const char *const *plugin
         return r < 0 ? r : 0;
 }
 
-int access_install(struct acl_policy *p) {
+int access_install(struct access *a, struct acl_policy *p) {
         uint64_t *u = calloc(p->n_rules ? p->n_rules : 1, sizeof(*u));
 
         if (!u)
                 return -ENOMEM;
-        acl_policy_deinit(&policy);
-        free(usage);
-        policy = *p;
+        acl_policy_deinit(&a->policy);
+        free(a->usage);
+        a->policy = *p;
         *p = ACL_POLICY_NULL;
-        usage = u;
+        a->usage = u;
         return 0;
 }
 
-void access_done(void) {
-        acl_policy_deinit(&policy);
-        free(usage);
-        usage = NULL;
+void access_done(struct access *a) {
+        acl_policy_deinit(&a->policy);
+        free(a->usage);
+        a->usage = NULL;
 }
 
-const char *access_policy_name(void) {
-        return policy.filename ? policy.filename : "(no policy)";
+const char *access_policy_name(const struct access *a) {
+        return a->policy.filename ? a->policy.filename : "(no policy)";
 }
 
-size_t access_rules(void) {
-        return policy.n_rules;
+size_t access_rules(const struct access *a) {
+        return a->policy.n_rules;
 }
 
 static void subject_of(const struct owner *o, struct acl_subject *s) {
@@ -100,7 +97,7 @@ static void subject_of(const struct owner *o, struct acl_subject *s) {
         };
 }
 
-bool access_check(const struct owner *o, const char *plugin, const struct rtf_task_params *req,
+bool access_check(const struct access *a, const struct owner *o, const char *plugin, const struct rtf_task_params *req,
                   char *reason, size_t reason_size, unsigned *ret_line) {
         struct acl_request ar = { .params = *req };
         struct acl_subject s;
@@ -112,7 +109,7 @@ bool access_check(const struct owner *o, const char *plugin, const struct rtf_ta
                 return true;
         subject_of(o, &s);
         ar.util_ppb = acl_request_util_ppb(req);
-        r = acl_check(&policy, &s, plugin, &ar, usage, policy.n_rules, &v);
+        r = acl_check(&a->policy, &s, plugin, &ar, a->usage, a->policy.n_rules, &v);
         if (r < 0) {
                 snprintf(reason, reason_size, "access check failed: %s", strerror(-r));
                 return false;
@@ -123,7 +120,17 @@ bool access_check(const struct owner *o, const char *plugin, const struct rtf_ta
         return r == ACL_ALLOW;
 }
 
+bool access_latency_hint(const struct access *a, const struct owner *o, const char *plugin) {
+        struct acl_subject s;
+
+        if (o->uid == 0)
+                return true;
+        subject_of(o, &s);
+        return acl_grants_latency_hint(&a->policy, &s, plugin);
+}
+
 struct count_op {
+        uint64_t *usage;
         uint64_t amount;
         bool add;
 };
@@ -132,17 +139,17 @@ static void count_rule(void *data, size_t rule) {
         const struct count_op *op = data;
 
         if (op->add)
-                usage[rule] += op->amount;
+                op->usage[rule] += op->amount;
         else
-                usage[rule] -= MIN(op->amount, usage[rule]);
+                op->usage[rule] -= MIN(op->amount, op->usage[rule]);
 }
 
-void access_count(const struct owner *o, const char *plugin, uint64_t util_ppb, bool add) {
-        struct count_op op = { .amount = util_ppb, .add = add };
+void access_count(struct access *a, const struct owner *o, const char *plugin, uint64_t util_ppb, bool add) {
+        struct count_op op = { .usage = a->usage, .amount = util_ppb, .add = add };
         struct acl_subject s;
 
         if (o->uid == 0 || util_ppb == 0)
                 return;
         subject_of(o, &s);
-        acl_for_each_util_rule(&policy, &s, plugin, count_rule, &op);
+        acl_for_each_util_rule(&a->policy, &s, plugin, count_rule, &op);
 }

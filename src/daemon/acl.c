@@ -38,6 +38,7 @@ static const char *const property_names[_ACL_PROPERTY_MAX] = {
         [ACL_MIN_PRIORITY] = "min_priority",
         [ACL_MAX_PRIORITY] = "max_priority",
         [ACL_IGNORE_ADM_TEST] = "ignore_adm_test",
+        [ACL_LATENCY_HINT] = "latency_hint",
 };
 
 const char *acl_property_to_string(enum acl_property p) {
@@ -89,7 +90,7 @@ static void format_ppb(char *buf, size_t size, uint64_t v) {
 static void format_value(char *buf, size_t size, enum acl_property p, uint64_t v) {
         if (p == ACL_MAX_UTILIZATION)
                 format_ppb(buf, size, v);
-        else if (p == ACL_IGNORE_ADM_TEST)
+        else if (p == ACL_IGNORE_ADM_TEST || p == ACL_LATENCY_HINT)
                 snprintf(buf, size, "%s", v ? "true" : "false");
         else
                 snprintf(buf, size, "%" PRIu64, v);
@@ -196,6 +197,7 @@ static int parse_value(const struct parser *p, enum acl_property prop, const cha
         case ACL_MAX_UTILIZATION:
                 return parse_util(p, word, ret);
         case ACL_IGNORE_ADM_TEST:
+        case ACL_LATENCY_HINT:
                 if (strcmp(word, "true") == 0)
                         v = 1;
                 else if (strcmp(word, "false") == 0)
@@ -282,7 +284,7 @@ static int parse_property(const struct parser *p, const char *word, enum acl_pro
                         *ret = (enum acl_property)i;
                         return 0;
                 }
-        return parser_error(p, "unknown property \"%s\" (expected max_utilization, max_runtime, min_period, max_period, min_deadline, max_deadline, min_priority, max_priority or ignore_adm_test)",
+        return parser_error(p, "unknown property \"%s\" (expected max_utilization, max_runtime, min_period, max_period, min_deadline, max_deadline, min_priority, max_priority, ignore_adm_test or latency_hint)",
                             word);
 }
 
@@ -619,7 +621,9 @@ static int check_rule(const struct acl_policy *p, size_t i, const struct acl_sub
                 return deny_bound(v, p, s, i, what, x, " us");
         case ACL_MIN_PRIORITY:
         case ACL_MAX_PRIORITY:
-                /* EDF has no priority, and RM picks one from its configured range: only a declared one is bounded. */
+                /* Only a declared priority is bounded: EDF has none, and what RM or a
+                 * priority map grants is declared by rtfd once the plugin has
+                 * decided (manager.c, check_granted()). */
                 if (!(t->flags & RTF_PARAM_HAS_PRIORITY))
                         return ACL_ALLOW;
                 x = t->priority;
@@ -631,11 +635,30 @@ static int check_rule(const struct acl_policy *p, size_t i, const struct acl_sub
                         return verdict_set(v, p, (int32_t)i, "uid %" PRIu32 ": ignore_adm_test is false (%s:%u)",
                                            s->uid, policy_filename(p), r->line);
                 return ACL_ALLOW;
+        case ACL_LATENCY_HINT:
+                return ACL_ALLOW;
         case _ACL_PROPERTY_MAX:
                 break;
         }
         /* Only a policy that did not come from acl_parse() gets here. */
         return verdict_set(v, p, (int32_t)i, "invalid rule (%s:%u)", policy_filename(p), r->line);
+}
+
+bool acl_grants_latency_hint(const struct acl_policy *p, const struct acl_subject *subject, const char *plugin) {
+        bool granted = false;
+
+        if (!p || !subject_valid(subject) || !plugin)
+                return false;
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const struct acl_rule *r = &p->rules[i];
+
+                if (r->property != ACL_LATENCY_HINT || !rule_matches(r, subject, plugin))
+                        continue;
+                if (!r->value)
+                        return false;
+                granted = true;
+        }
+        return granted;
 }
 
 int acl_check(const struct acl_policy *p, const struct acl_subject *subject, const char *plugin,

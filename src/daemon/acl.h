@@ -17,6 +17,9 @@
  *   min_deadline, max_deadline       us, 1..2^32
  *   min_priority, max_priority       1..99
  *   ignore_adm_test                  true | false
+ *   latency_hint                     true | false: while a thread of the
+ *                                    subject's is attached, rtfd may hold
+ *                                    /dev/cpu_dma_latency (off unless granted)
  *
  * Default deny: a request is refused unless at least one rule matches its
  * subject and plugin, and then every matching rule must hold (section 4.3).
@@ -34,14 +37,15 @@
 
 #include "rtf/rtf.h"
 #include "rtf/rtf-plugin.h"
+#include "task-params.h"
 
 #define ACL_MAX_SIZE (1u << 20)         /* bytes of a policy file */
 #define ACL_LINE_MAX 4096u              /* bytes of a line, without its '\n' */
 #define ACL_MAX_RULES 4096u
 #define ACL_NAME_MAX 256u               /* bytes of a user or group name, as LOGIN_NAME_MAX */
-#define ACL_TIME_MAX_US (UINT64_C(1) << 32)     /* as rtfd's request validation */
-#define ACL_PRIORITY_MIN 1u
-#define ACL_PRIORITY_MAX 99u
+#define ACL_TIME_MAX_US RTF_TIME_LIMIT_US      /* a bound at least as large as any valid time */
+#define ACL_PRIORITY_MIN RTF_PRIORITY_MIN
+#define ACL_PRIORITY_MAX RTF_PRIORITY_MAX
 #define ACL_UTIL_ONE UINT64_C(1000000000)       /* one full CPU, in ppb */
 #define ACL_GROUPS_MAX 65536u           /* NGROUPS_MAX of Linux */
 #define ACL_REASON_MAX 128u             /* what a reply to the client carries (RTF_REASON_MAX) */
@@ -56,6 +60,7 @@ enum acl_property {
         ACL_MIN_PRIORITY,               /* value 1..99 */
         ACL_MAX_PRIORITY,
         ACL_IGNORE_ADM_TEST,            /* value 0 or 1 */
+        ACL_LATENCY_HINT,               /* value 0 or 1; bounds nothing, see acl_grants_latency_hint() */
         _ACL_PROPERTY_MAX,
 };
 
@@ -173,6 +178,13 @@ int acl_check(const struct acl_policy *p, const struct acl_subject *subject, con
  */
 int acl_for_each_util_rule(const struct acl_policy *p, const struct acl_subject *subject,
                            const char *plugin, void (*fn)(void *data, size_t rule), void *data);
+
+/*
+ * Whether `subject`'s threads on `plugin` may hold the latency hint: at least
+ * one matching rule says `latency_hint true` and none says false (the hint
+ * costs the whole machine power, so it is off unless granted).
+ */
+bool acl_grants_latency_hint(const struct acl_policy *p, const struct acl_subject *subject, const char *plugin);
 
 /*
  * max(Q, Qd) / min(T, D) in ppb, rounded up (a load is never under-counted);

@@ -21,6 +21,7 @@
 
 #include "event.h"
 #include "log.h"
+#include "kernel.h"
 #include "manager.h"
 #include "rtf-config.h"
 #include "server.h"
@@ -30,9 +31,15 @@
 #define DEFAULT_STATE_NAME "rtfd.state"
 #define WATCHDOG_INTERVAL_SEC 1
 
-static bool stop;
-static struct source signal_source, watchdog_source;
-static int signal_fd = -1, watchdog_fd = -1;
+/* The daemon: everything it owns, passed explicitly (no file-scope state). */
+struct rtfd {
+        struct event_loop ev;
+        struct manager *mgr;            /* the broker */
+        struct server *srv;             /* its one front end */
+        struct source signal_source, watchdog_source;
+        int signal_fd, watchdog_fd;
+        bool stop;
+};
 
 static void sd_notify(const char *state) {
         const char *path = getenv("NOTIFY_SOCKET");
@@ -55,28 +62,30 @@ static void sd_notify(const char *state) {
 }
 
 static void signal_event(struct source *s, uint32_t events) {
+        struct rtfd *d = (struct rtfd *)((char *)s - offsetof(struct rtfd, signal_source));
         struct signalfd_siginfo si;
 
-        while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
+        while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
                 if (si.ssi_signo == SIGHUP) {
                         sd_notify("RELOADING=1");
-                        manager_reload();
+                        manager_reload(d->mgr);
                         sd_notify("READY=1");
                 } else {
                         log_info("Received %s, stopping", strsignal((int)si.ssi_signo));
-                        stop = true;
+                        d->stop = true;
                 }
         }
 }
 
 static void watchdog_event(struct source *s, uint32_t events) {
+        struct rtfd *d = (struct rtfd *)((char *)s - offsetof(struct rtfd, watchdog_source));
         uint64_t expirations;
 
-        if (read(watchdog_fd, &expirations, sizeof(expirations)) == sizeof(expirations))
-                manager_watchdog();
+        if (read(d->watchdog_fd, &expirations, sizeof(expirations)) == sizeof(expirations))
+                manager_watchdog(d->mgr);
 }
 
-static int setup_signals(void) {
+static int setup_signals(struct rtfd *d) {
         sigset_t mask;
         int r;
 
@@ -87,27 +96,27 @@ static int setup_signals(void) {
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return -errno;
-        signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (signal_fd < 0)
+        d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (d->signal_fd < 0)
                 return -errno;
-        r = event_add(&signal_source, signal_fd, EPOLLIN, signal_event);
+        r = event_add(&d->ev, &d->signal_source, d->signal_fd, EPOLLIN, signal_event);
         if (r < 0)
                 return r;
         return 0;
 }
 
-static int setup_watchdog(void) {
+static int setup_watchdog(struct rtfd *d) {
         struct itimerspec its = {
                 .it_interval = { .tv_sec = WATCHDOG_INTERVAL_SEC },
                 .it_value = { .tv_sec = WATCHDOG_INTERVAL_SEC },
         };
 
-        watchdog_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        if (watchdog_fd < 0)
+        d->watchdog_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (d->watchdog_fd < 0)
                 return -errno;
-        if (timerfd_settime(watchdog_fd, 0, &its, NULL) < 0)
+        if (timerfd_settime(d->watchdog_fd, 0, &its, NULL) < 0)
                 return -errno;
-        return event_add(&watchdog_source, watchdog_fd, EPOLLIN, watchdog_event);
+        return event_add(&d->ev, &d->watchdog_source, d->watchdog_fd, EPOLLIN, watchdog_event);
 }
 
 static void help(void) {
@@ -158,6 +167,13 @@ int main(int argc, char **argv) {
         };
         struct server_options so = {
                 .socket_path = getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : RTF_DEFAULT_SOCKET,
+        };
+        struct rtfd d = {
+                .ev = EVENT_LOOP_NULL,
+                .signal_source = { .fd = -1 },
+                .watchdog_source = { .fd = -1 },
+                .signal_fd = -1,
+                .watchdog_fd = -1,
         };
         const char *config = NULL;
         char state_path[4096];
@@ -253,15 +269,15 @@ int main(int argc, char **argv) {
                 log_debug_errno(errno, "mlockall failed: %m");
 #endif
 
-        r = event_init();
+        r = event_init(&d.ev);
         if (r < 0)
                 return log_error_errno(r, "epoll failed: %m"), EXIT_FAILURE;
-        r = setup_signals();
+        r = setup_signals(&d);
         if (r < 0) {
                 log_error_errno(r, "Failed to set up signals: %m");
                 return EXIT_FAILURE;
         }
-        r = manager_init(&mo);
+        r = manager_new(&mo, &kernel_linux_ops, NULL, &d.ev, &d.mgr);
         if (r == -EACCES || r == -EPERM) {
                 /* A file rtfd may not open (the cpuset lock, a config or
                  * plugin it may not read): the message above names it. */
@@ -274,19 +290,19 @@ int main(int argc, char **argv) {
                           mo.config_path ? mo.config_path : "(built-in default)");
                 return EXIT_FAILURE;
         }
-        r = server_init(&so);
+        r = server_new(&so, &d.ev, d.mgr, &d.srv);
         if (r < 0) {
-                manager_done();
+                manager_free(d.mgr);
                 return EXIT_FAILURE;
         }
-        r = setup_watchdog();
+        r = setup_watchdog(&d);
         if (r < 0)
                 log_warning_errno(r, "No watchdog timer (%m): stuck SCHED_DEADLINE threads will not be detected");
         sd_notify("READY=1");
         log_info("rtfd %s ready", RTF_VERSION);
 
-        while (!stop) {
-                r = event_dispatch(-1);
+        while (!d.stop) {
+                r = event_dispatch(&d.ev, -1);
                 if (r < 0) {
                         log_error_errno(r, "Event loop failed: %m");
                         break;
@@ -294,13 +310,13 @@ int main(int argc, char **argv) {
         }
 
         sd_notify("STOPPING=1");
-        server_done();
-        manager_done();
-        event_remove(&watchdog_source);
-        event_remove(&signal_source);
-        safe_close(watchdog_fd);
-        safe_close(signal_fd);
-        event_done();
+        d.srv = server_free(d.srv);
+        d.mgr = manager_free(d.mgr);
+        event_remove(&d.ev, &d.watchdog_source);
+        event_remove(&d.ev, &d.signal_source);
+        safe_close(d.watchdog_fd);
+        safe_close(d.signal_fd);
+        event_done(&d.ev);
         log_info("rtfd stopped");
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

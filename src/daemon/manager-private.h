@@ -9,25 +9,53 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "access.h"
 #include "config.h"
 #include "cpuset.h"
 #include "dl-health.h"
 #include "event.h"
+#include "kernel.h"
+#include "list.h"
 #include "manager.h"
 #include "plugin.h"
+#include "pmqos.h"
 #include "state.h"
 #include "thread.h"
+#include "user.h"
+#include "util.h"
+
+/* A decision as a plugin returned it, without its reason text (which
+ * schedule() does not read): 16 bytes per spec instead of 144. */
+struct spec_decision {
+        int32_t core;
+        uint32_t priority;
+        uint64_t accepted_runtime_us;
+};
+
+static inline struct spec_decision spec_decision_of(const struct rtf_plugin_decision *d) {
+        return (struct spec_decision){ d->core, d->priority, d->accepted_runtime_us };
+}
+
+static inline struct rtf_plugin_decision spec_decision_to(const struct spec_decision *d) {
+        return (struct rtf_plugin_decision){ .core = d->core, .priority = d->priority,
+                                             .accepted_runtime_us = d->accepted_runtime_us };
+}
 
 struct spec {
         uint64_t id;
         struct owner *owner;
         struct plugin *plugin;
         struct rtf_plugin_task task;
+        /* what `plugin` decided when it scheduled `task`: a failed change is
+         * taken back with it (rtf-plugin.h, schedule()) */
+        struct spec_decision decision;
         struct spec_thread *att;        /* its thread, while one is attached */
-        bool committing;                /* plugin callbacks for it are deferred */
-        struct spec *hash_next;
-        struct spec *owner_prev, *owner_next;
-        struct spec *all_prev, *all_next;       /* in id order, for listings */
+        bool committing;                /* its own commit applies its setting */
+        bool update_pending;            /* in mgr->pending */
+        struct spec *pending_next;
+        LIST_FIELDS(struct spec, hash);         /* in its bucket of the id table */
+        LIST_FIELDS(struct spec, owner);        /* in owner->specs */
+        LIST_FIELDS(struct spec, all);          /* in id order, for listings */
         uint64_t acl_util_ppb;          /* what it counts toward max_utilization rules */
         /* the client's last statistics report (REPORT): its claim, shown as
          * such; allocated at the first, as most specs never send one */
@@ -39,8 +67,10 @@ struct spec_thread {
         struct thread thread;
         struct source source;           /* its pidfd: the thread's exit */
         struct spec *spec;
-        struct spec *prev, *next;       /* in mgr.attached */
+        struct manager *mgr;            /* for its exit handler */
+        LIST_FIELDS(struct spec_thread, attached);      /* in mgr->attached */
         struct dl_sample last_sample;   /* the watchdog's previous look */
+        bool hint;                      /* counts toward mgr->n_hinted */
         bool have_sample;
 };
 
@@ -57,7 +87,13 @@ struct plugin_set {
         bool any_partition;
 };
 
-struct manager_state {
+struct manager {
+        const struct kernel_ops *kops;  /* the only way to the kernel */
+        void *kdata;
+        struct event_loop *ev;          /* where thread exits are watched */
+        struct plugin_host_ops hops;    /* plugins' callbacks, data = this */
+        struct access access;           /* the policy in force */
+        struct pmqos pmqos;             /* kernel_linux_ops's latency hint */
         struct manager_options opt;
         struct manager_options base;    /* as given on the command line */
         uint32_t n_cpus;
@@ -67,26 +103,46 @@ struct manager_state {
         size_t n_buckets;
         uint32_t n_specs;
         uint64_t next_id;
-        struct spec *attached;          /* specs with a thread */
+        struct spec_thread *attached;   /* the attached threads */
+        uint32_t n_hinted;              /* of them, those the policy grants the latency hint */
+        /* Explicit commits: the settings plugins report changed
+         * (task_updated) while a commit is open are applied once it is final. */
+        unsigned commit_depth;
+        struct spec *pending;
+        manager_veto_fn veto;           /* the whole-machine check, NULL = none */
+        void *veto_data;
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
-        struct uid_count {
-                uint32_t uid;
-                uint32_t specs;
-        } *uids;
-        size_t n_uids;
+        struct user_registry users;     /* per-uid accounting */
 };
 
-extern struct manager_state mgr;
+/* Shared by the parts of the broker (manager*.c). */
+int manager_fail(struct manager_result *r, int result, const char *fmt, ...) _printf_(3, 4);
+struct spec *manager_spec_find(const struct manager *mgr, uint64_t id);
+int manager_lookup_owned(struct manager *mgr, struct owner *o, uint64_t id, const char *what,
+                         struct manager_result *r, struct spec **ret);
+void manager_audit(const struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
+                   const char *plugin, bool granted, unsigned line, const char *why);
+int manager_fill_result(struct manager_result *r, const struct spec *s);
 
-extern const struct plugin_host_ops manager_host_ops;
+/* Ask the veto about the tentative state (plus `extra`, a spec not yet
+ * listed); RTF_OK, or the refusal written into `r`. */
+int manager_machine_veto(struct manager *mgr, const struct spec *extra, struct manager_result *r);
 
-int manager_table_grow(void);
+void manager_host_task_updated(void *data, struct plugin *p, struct rtf_plugin_task *task);
+
+int manager_table_grow(struct manager *mgr);
 const char *manager_policy_name(const struct plugin *p);
 int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret);
-int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set);
-void manager_spec_unattach(struct spec *s, bool demote);
+int manager_apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set);
+void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote);
+/* Whether the policy in force grants the latency hint to s's thread; keep
+ * mgr->n_hinted and the kernel's hint in step. */
+void manager_update_hint(struct manager *mgr, struct spec *s);
+/* Open and close a commit: see manager_host_task_updated(). */
+void manager_commit_begin(struct manager *mgr);
+void manager_commit_end(struct manager *mgr);

@@ -83,7 +83,7 @@ static const struct rtf_plugin_ops *entry_ops(void *dl, const char *file, int *r
         }
         ops = entry(RTF_PLUGIN_ABI_VERSION);
         if (!ops || ops->version != RTF_PLUGIN_ABI_VERSION ||
-            ops->size < offsetof(struct rtf_plugin_ops, core_status)) {
+            ops->size < offsetof(struct rtf_plugin_ops, detach)) {
                 *ret_error = log_error_errno(EPROTO, "Plugin %s does not speak plugin ABI version %u", file,
                                              RTF_PLUGIN_ABI_VERSION);
                 return NULL;
@@ -178,7 +178,7 @@ fail:
 }
 
 void plugin_unload(struct plugin *p) {
-        if (p->ops && p->state && p->ops->fini)
+        if (p->ops && p->state && PLUGIN_HAS(p->ops, fini))
                 p->ops->fini(p->state);
         p->state = NULL;
         if (p->dl)

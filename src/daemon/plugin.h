@@ -6,12 +6,21 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
 #include "rtf/rtf-plugin.h"
 
 struct cpuset;
+
+/*
+ * Whether the plugin's ops table reaches `member` (it may be older and
+ * shorter than ours) and fills it: every optional member is called only
+ * after this check.
+ */
+#define PLUGIN_HAS(ops, member) \
+        ((ops)->size >= offsetof(struct rtf_plugin_ops, member) + sizeof((ops)->member) && (ops)->member)
 
 /* Callbacks the daemon provides to plugins (see rtf_plugin_host). */
 struct plugin;

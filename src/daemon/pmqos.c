@@ -8,9 +8,6 @@
 
 #define PMQOS_PATH "/dev/cpu_dma_latency"
 
-static int pmqos_fd = -1;
-static int32_t pmqos_value = PMQOS_OFF;
-
 static int pmqos_write(int fd, int32_t value_us) {
         /* The device takes a binary s32 (or a hex string); one write replaces the request. */
         ssize_t n = write(fd, &value_us, sizeof(value_us));
@@ -20,41 +17,41 @@ static int pmqos_write(int fd, int32_t value_us) {
         return n == sizeof(value_us) ? 0 : -EIO;
 }
 
-static void pmqos_close(void) {
-        if (pmqos_fd < 0)
+void pmqos_done(struct pmqos *q) {
+        if (q->fd < 0)
                 return;
-        close(pmqos_fd);
-        pmqos_fd = -1;
-        pmqos_value = PMQOS_OFF;
+        close(q->fd);
+        q->fd = -1;
+        q->value = PMQOS_OFF;
         log_debug("Latency hint released");
 }
 
-void pmqos_update(bool wanted, int32_t value_us) {
+void pmqos_update(struct pmqos *q, bool wanted, int32_t value_us) {
         int r;
 
         if (!wanted || value_us < 0) {
-                pmqos_close();
+                pmqos_done(q);
                 return;
         }
-        if (pmqos_fd >= 0 && pmqos_value == value_us)
+        if (q->fd >= 0 && q->value == value_us)
                 return;
-        if (pmqos_fd < 0) {
-                pmqos_fd = open(PMQOS_PATH, O_WRONLY | O_CLOEXEC);
-                if (pmqos_fd < 0) {
+        if (q->fd < 0) {
+                q->fd = open(PMQOS_PATH, O_WRONLY | O_CLOEXEC);
+                if (q->fd < 0) {
                         log_warning_errno(errno, "Cannot open " PMQOS_PATH ", no latency hint: %m");
                         return;
                 }
         }
-        r = pmqos_write(pmqos_fd, value_us);
+        r = pmqos_write(q->fd, value_us);
         if (r < 0) {
                 log_warning_errno(r, "Cannot write the latency hint to " PMQOS_PATH ": %m");
-                pmqos_close();
+                pmqos_done(q);
                 return;
         }
-        pmqos_value = value_us;
+        q->value = value_us;
         log_debug("Latency hint held at %d us", (int)value_us);
 }
 
-bool pmqos_held(void) {
-        return pmqos_fd >= 0;
+bool pmqos_held(const struct pmqos *q) {
+        return q->fd >= 0;
 }

@@ -21,5 +21,15 @@
  * A failure to open is logged once per attempt and otherwise ignored: the
  * hint is an optimisation, never a reason to refuse a client.
  */
-void pmqos_update(bool wanted, int32_t value_us);
-bool pmqos_held(void);
+/* The open request, if any; embedded in its owner. */
+struct pmqos {
+        int fd;
+        int32_t value;
+};
+
+#define PMQOS_NULL ((struct pmqos){ .fd = -1, .value = PMQOS_OFF })
+
+void pmqos_update(struct pmqos *q, bool wanted, int32_t value_us);
+bool pmqos_held(const struct pmqos *q);
+/* Release the request (closing the device ends it). */
+void pmqos_done(struct pmqos *q);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "list.h"
 #include "log.h"
 #include "manager.h"
 #include "protocol.h"
@@ -33,6 +34,7 @@ struct packet {
 };
 
 struct client {
+        struct server *srv;
         struct owner owner;
         int fd;
         int pidfd;
@@ -43,26 +45,34 @@ struct client {
         struct packet *queue[CLIENT_QUEUE_MAX];
         uint32_t q_head, q_len;
         bool paused;
-        struct client *prev, *next;
+        LIST_FIELDS(struct client, clients);
 };
 
-static struct {
+struct server {
         struct server_options opt;
+        struct event_loop *ev;
+        struct manager *mgr;
         int fd;
         bool unlink_on_exit;
         struct source source;
         struct client *clients;
         uint32_t n_clients;
         uint32_t n_refused;
-} srv = { .fd = -1 };
+};
 
 #define REFUSED_EXTRA 64        /* over-limit connections kept just long enough to say why */
 
-/* Root is exempt; everybody else gets max_requests_per_sec with a burst. */
-static bool rate_allows(struct client *c) {
-        const struct limits *l = manager_limits();
+/*
+ * Root is exempt; everybody else gets max_requests_per_sec with a burst per
+ * connection, and max_requests_per_sec_per_uid over all of the uid's
+ * connections (so more connections buy no more rate).  Returns true, or
+ * false with the limit hit in `ret_uid`.
+ */
+static bool rate_allows(struct client *c, bool *ret_uid) {
+        const struct limits *l = manager_limits(c->srv->mgr);
         int64_t now = now_monotonic_ns();
 
+        *ret_uid = false;
         if (c->owner.uid == 0)
                 return true;
         c->tokens += (double)(now - c->tokens_at_ns) * 1e-9 * l->max_requests_per_sec;
@@ -71,49 +81,50 @@ static bool rate_allows(struct client *c) {
         c->tokens_at_ns = now;
         if (c->tokens < 1.0)
                 return false;
+        if (!manager_user_rate_allows(c->srv->mgr, &c->owner)) {
+                *ret_uid = true;
+                return false;
+        }
         c->tokens -= 1.0;
         return true;
 }
 
-static uint32_t clients_of(uid_t uid) {
-        uint32_t n = 0;
-
-        /* Connections already refused do not count: they are on their way out. */
-        for (struct client *c = srv.clients; c; c = c->next)
-                n += c->owner.uid == uid && !c->refusal;
-        return n;
-}
-
 static void client_free(struct client *c, const char *why) {
+        struct server *srv = c->srv;
+
         if (why)
                 log_notice("Closing connection of pid %d uid %u: %s", (int)c->owner.pid, (unsigned)c->owner.uid,
                            why);
-        manager_owner_gone(&c->owner);
-        event_remove(&c->source);
+        manager_owner_gone(srv->mgr, &c->owner);
+        event_remove(srv->ev, &c->source);
         c->fd = safe_close(c->fd);
         c->pidfd = safe_close(c->pidfd);
         free(c->owner.groups);
         for (uint32_t i = 0; i < c->q_len; i++)
                 free(c->queue[(c->q_head + i) % CLIENT_QUEUE_MAX]);
-        if (c->prev)
-                c->prev->next = c->next;
-        else
-                srv.clients = c->next;
-        if (c->next)
-                c->next->prev = c->prev;
+        LIST_REMOVE(clients, srv->clients, c);
         if (c->refusal)
-                srv.n_refused--;
+                srv->n_refused--;
         else
-                srv.n_clients--;
-        event_defer_free(c);
+                srv->n_clients--;
+        event_defer_free(srv->ev, c);
 }
 
-static void client_update_events(struct client *c) {
+/* Returns false when the connection was freed (its events cannot be watched). */
+static bool client_update_events(struct client *c) {
         uint32_t ev = c->paused ? 0 : EPOLLIN;
+        int r;
 
         if (c->q_len)
                 ev |= EPOLLOUT;
-        event_modify(&c->source, ev);
+        r = event_modify(c->srv->ev, &c->source, ev);
+        if (r < 0) {
+                /* Left as it was, a client could be stalled or spin forever. */
+                log_warning_errno(r, "Cannot change the events of a connection: %m");
+                client_free(c, "cannot watch the connection");
+                return false;
+        }
+        return true;
 }
 
 /* Returns false when the connection broke. */
@@ -163,6 +174,91 @@ static int client_send(struct client *c, const struct rtf_msg *msg) {
         return 0;
 }
 
+/* ---- the wire and the broker: the only place that translates ---- */
+
+static void handle_request(struct manager *mgr, struct owner *o, const struct rtf_msg *in,
+                           struct rtf_msg_reply *reply) {
+        struct manager_result res = { .cpu = -1 };
+        struct rtf_task_params req;
+        char plugin[RTF_PLUGIN_NAME_MAX];
+        int r;
+
+        switch (in->header.type) {
+        case RTF_MSG_CREATE:
+                rtf_wire_params_to_task(&req, plugin, sizeof(plugin), &in->create.params);
+                r = manager_create(mgr, o, &req, plugin, &res);
+                break;
+        case RTF_MSG_CHANGE:
+                rtf_wire_params_to_task(&req, plugin, sizeof(plugin), &in->change.params);
+                r = manager_change(mgr, o, in->change.id, &req, plugin, &res);
+                break;
+        case RTF_MSG_RELEASE:
+                r = manager_release(mgr, o, in->id.id, &res);
+                break;
+        case RTF_MSG_ATTACH:
+                r = manager_attach(mgr, o, in->attach.id, in->attach.tid, &res);
+                break;
+        default:
+                r = manager_detach(mgr, o, in->id.id, &res);
+                break;
+        }
+        reply->result = r;
+        if (r != RTF_OK) {
+                snprintf(reply->reason, sizeof(reply->reason), "%s", res.reason);
+                return;
+        }
+        reply->id = res.id;
+        /* A release answers with its id only, as it always has. */
+        if (in->header.type == RTF_MSG_RELEASE)
+                return;
+        reply->priority = res.priority;
+        reply->accepted_runtime_us = res.accepted_runtime_us;
+        reply->cpu = res.cpu;
+        snprintf(reply->plugin, sizeof(reply->plugin), "%s", res.plugin);
+}
+
+static void core_row(void *userdata, const struct manager_core_row *r) {
+        struct rtf_msg_rows *rows = userdata;
+        struct rtf_wire_core *row = &rows->cores[rows->count++];
+
+        memset(row, 0, sizeof(*row));
+        snprintf(row->plugin, sizeof(row->plugin), "%s", r->plugin);
+        snprintf(row->policy, sizeof(row->policy), "%s", r->policy);
+        row->cpu = r->cpu;
+        row->partitioned = r->partitioned;
+        row->tasks = r->status.tasks;
+        row->prio_min = r->prio_min;
+        row->prio_max = r->prio_max;
+        row->prio_lowest = r->status.prio_lowest;
+        row->prio_highest = r->status.prio_highest;
+        row->utilization_ppm = r->status.utilization > 0 ? (uint64_t)(r->status.utilization * 1e6 + 0.5) : 0;
+}
+
+static void task_row(void *userdata, const struct manager_task_row *r) {
+        struct rtf_msg_rows *rows = userdata;
+        struct rtf_wire_task *row = &rows->tasks[rows->count++];
+
+        memset(row, 0, sizeof(*row));
+        row->id = r->id;
+        row->uid = r->uid;
+        row->pid = r->pid;
+        row->tid = r->tid;
+        row->cpu = r->cpu;
+        row->priority = r->priority;
+        row->accepted_runtime_us = r->accepted_runtime_us;
+        rtf_wire_params_from_task(&row->params, r->params, r->plugin);
+}
+
+static void stats_row(void *userdata, const struct manager_stats_row *r) {
+        struct rtf_msg_rows *rows = userdata;
+
+        rows->task_stats[rows->count++] = (struct rtf_wire_task_stats){
+                .id = r->id,
+                .age_ms = r->age_ms,
+                .stats = *r->stats,
+        };
+}
+
 /*
  * A report is never answered: librtf sends it from a real-time thread that
  * must not wait, and a reply would break the pairing of its requests and
@@ -171,16 +267,17 @@ static int client_send(struct client *c, const struct rtf_msg *msg) {
  */
 static int handle_report(struct client *c, const struct rtf_msg_report *report) {
         const struct owner *o = &c->owner;
+        bool per_uid;
         int r;
 
         if (c->refusal)
                 return -ECONNREFUSED;
-        if (!rate_allows(c)) {
-                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec reached",
-                          (int)o->pid, (unsigned)o->uid);
+        if (!rate_allows(c, &per_uid)) {
+                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec%s reached",
+                          (int)o->pid, (unsigned)o->uid, per_uid ? "_per_uid" : "");
                 return 0;
         }
-        r = manager_report(&c->owner, report->id, &report->stats);
+        r = manager_report(c->srv->mgr, &c->owner, report->id, &report->stats);
         if (r == -ENOENT)
                 log_debug("pid %d uid %u: statistics report for unknown spec %" PRIu64 " dropped", (int)o->pid,
                           (unsigned)o->uid, report->id);
@@ -193,6 +290,7 @@ static int handle_report(struct client *c, const struct rtf_msg_report *report) 
 static int handle(struct client *c, const struct rtf_msg *in) {
         struct rtf_msg out;
         struct owner *o = &c->owner;
+        bool per_uid = false;
 
         memset(&out, 0, sizeof(out));
         /* An older client gets its answer in its own version. */
@@ -204,14 +302,19 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         if (((in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH) ||
              (!c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
                               in->header.type == RTF_MSG_TASK_STATS))) &&
-            (c->refusal || !rate_allows(c))) {
+            (c->refusal || !rate_allows(c, &per_uid))) {
                 char why[RTF_REASON_MAX];
 
                 if (c->refusal)
                         snprintf(why, sizeof(why), "%s", c->refusal);
+                else if (per_uid)
+                        snprintf(why, sizeof(why), "limit max_requests_per_sec_per_uid (%" PRIu32 ", burst %" PRIu32
+                                 ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec_per_uid,
+                                 manager_limits(c->srv->mgr)->request_burst_per_uid);
                 else
                         snprintf(why, sizeof(why), "limit max_requests_per_sec (%" PRIu32 ", burst %" PRIu32
-                                 ") reached", manager_limits()->max_requests_per_sec, manager_limits()->request_burst);
+                                 ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec,
+                                 manager_limits(c->srv->mgr)->request_burst);
                 out.header.type = RTF_MSG_REPLY;
                 out.reply.result = c->refusal ? -EUSERS : -EAGAIN;
                 snprintf(out.reply.reason, sizeof(out.reply.reason), "%s", why);
@@ -223,36 +326,30 @@ static int handle(struct client *c, const struct rtf_msg *in) {
                 return -ECONNREFUSED;
         switch (in->header.type) {
         case RTF_MSG_CREATE:
-                out.header.type = RTF_MSG_REPLY;
-                manager_create(o, &in->create.params, &out.reply);
-                break;
         case RTF_MSG_CHANGE:
-                out.header.type = RTF_MSG_REPLY;
-                manager_change(o, in->change.id, &in->change.params, &out.reply);
-                break;
         case RTF_MSG_RELEASE:
-                out.header.type = RTF_MSG_REPLY;
-                manager_release(o, in->id.id, &out.reply);
-                break;
         case RTF_MSG_ATTACH:
-                out.header.type = RTF_MSG_REPLY;
-                manager_attach(o, in->attach.id, in->attach.tid, &out.reply);
-                break;
         case RTF_MSG_DETACH:
                 out.header.type = RTF_MSG_REPLY;
-                manager_detach(o, in->id.id, &out.reply);
+                handle_request(c->srv->mgr, o, in, &out.reply);
                 break;
         case RTF_MSG_STATUS:
                 out.header.type = RTF_MSG_STATUS_REPLY;
-                manager_list_cores(in->list.start, &out.rows);
+                out.rows.start = in->list.start;
+                out.rows.total = manager_list_cores(c->srv->mgr, in->list.start, RTF_STATUS_ROWS_MAX, core_row,
+                                                    &out.rows);
                 break;
         case RTF_MSG_TASKS:
                 out.header.type = RTF_MSG_TASKS_REPLY;
-                manager_list_tasks(in->list.start, &out.rows);
+                out.rows.start = in->list.start;
+                out.rows.total = manager_list_tasks(c->srv->mgr, in->list.start, RTF_TASKS_ROWS_MAX, task_row,
+                                                    &out.rows);
                 break;
         case RTF_MSG_TASK_STATS:
                 out.header.type = RTF_MSG_TASK_STATS_REPLY;
-                manager_list_task_stats(in->list.start, &out.rows);
+                out.rows.start = in->list.start;
+                out.rows.total = manager_list_task_stats(c->srv->mgr, in->list.start, RTF_TASK_STATS_ROWS_MAX,
+                                                         stats_row, &out.rows);
                 break;
         default:
                 return -EBADMSG;        /* a reply type sent to the daemon */
@@ -323,7 +420,7 @@ static void client_event(struct source *s, uint32_t events) {
          * (round robin), and no recv() is spent only to learn EAGAIN. */
         if (!c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_receive(c))
                 return;
-        client_update_events(c);
+        (void)client_update_events(c);
 }
 
 /* All supplementary groups of the peer, from the kernel (SO_PEERGROUPS). */
@@ -348,6 +445,8 @@ static int peer_groups(int fd, struct owner *o) {
 }
 
 static void accept_event(struct source *s, uint32_t events) {
+        struct server *srv = (struct server *)((char *)s - offsetof(struct server, source));
+
         for (int i = 0; i < ACCEPT_BATCH; i++) {
                 const char *refusal;
                 struct ucred cred;
@@ -355,7 +454,7 @@ static void accept_event(struct source *s, uint32_t events) {
                 struct client *c;
                 int fd, r;
 
-                fd = accept4(srv.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd < 0) {
                         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
                                 log_warning_errno(errno, "accept failed: %m");
@@ -367,14 +466,15 @@ static void accept_event(struct source *s, uint32_t events) {
                         continue;
                 }
                 refusal = NULL;
-                if (srv.n_clients >= manager_limits()->max_clients)
+                if (srv->n_clients >= manager_limits(srv->mgr)->max_clients)
                         refusal = "limit max_clients reached";
-                else if (cred.uid != 0 && clients_of(cred.uid) >= manager_limits()->max_clients_per_uid)
+                else if (cred.uid != 0 &&
+                         manager_connections_of(srv->mgr, cred.uid) >= manager_limits(srv->mgr)->max_clients_per_uid)
                         refusal = "limit max_clients_per_uid reached";
                 if (refusal) {
                         log_notice("Connection of pid %d uid %u refused: %s", (int)cred.pid, (unsigned)cred.uid,
                                    refusal);
-                        if (srv.n_refused >= REFUSED_EXTRA) {
+                        if (srv->n_refused >= REFUSED_EXTRA) {
                                 close(fd);
                                 continue;
                         }
@@ -384,10 +484,11 @@ static void accept_event(struct source *s, uint32_t events) {
                         close(fd);
                         return;
                 }
+                c->srv = srv;
                 c->fd = fd;
                 c->refusal = refusal;
                 c->owner = (struct owner){ .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
-                c->tokens = manager_limits()->request_burst;
+                c->tokens = manager_limits(srv->mgr)->request_burst;
                 c->tokens_at_ns = now_monotonic_ns();
                 r = peer_groups(fd, &c->owner);
                 if (r < 0) {
@@ -396,25 +497,32 @@ static void accept_event(struct source *s, uint32_t events) {
                         free(c);
                         continue;
                 }
+                r = manager_owner_init(srv->mgr, &c->owner, !refusal);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot account for pid %d: %m; refusing it", (int)cred.pid);
+                        free(c->owner.groups);
+                        close(fd);
+                        free(c);
+                        continue;
+                }
                 len = sizeof(c->pidfd);
                 if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
                         c->pidfd = pidfd_open(cred.pid, 0);
-                r = event_add(&c->source, fd, EPOLLIN, client_event);
+                r = event_add(srv->ev, &c->source, fd, EPOLLIN, client_event);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot watch a new connection: %m");
+                        manager_owner_gone(srv->mgr, &c->owner);
+                        free(c->owner.groups);
                         safe_close(c->pidfd);
                         close(fd);
                         free(c);
                         continue;
                 }
-                c->next = srv.clients;
-                if (srv.clients)
-                        srv.clients->prev = c;
-                srv.clients = c;
+                LIST_PREPEND(clients, srv->clients, c);
                 if (refusal)
-                        srv.n_refused++;
+                        srv->n_refused++;
                 else
-                        srv.n_clients++;
+                        srv->n_clients++;
                 log_debug("Connection from pid %d uid %u gid %u", (int)cred.pid, (unsigned)cred.uid,
                           (unsigned)cred.gid);
         }
@@ -449,12 +557,20 @@ static int check_stale(const struct sockaddr_un *addr) {
         return 0;
 }
 
-int server_init(const struct server_options *o) {
+int server_new(const struct server_options *o, struct event_loop *ev, struct manager *mgr, struct server **ret) {
+        _cleanup_(server_freep) struct server *srv = NULL;
         char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
         int fd, r;
 
-        srv.opt = *o;
+        srv = calloc(1, sizeof(*srv));
+        if (!srv)
+                return -ENOMEM;
+        srv->fd = -1;
+        srv->source.fd = -1;
+        srv->opt = *o;
+        srv->ev = ev;
+        srv->mgr = mgr;
         fd = socket_from_systemd();
         if (fd < 0) {
                 if (strlen(o->socket_path) >= sizeof(addr.sun_path))
@@ -474,7 +590,7 @@ int server_init(const struct server_options *o) {
                         close(fd);
                         return r;
                 }
-                srv.unlink_on_exit = true;
+                srv->unlink_on_exit = true;
                 /* Every user may talk to rtfd; the access-control policy
                  * decides what each may get. */
                 if (chmod(o->socket_path, 0666) < 0 || listen(fd, 128) < 0) {
@@ -484,19 +600,25 @@ int server_init(const struct server_options *o) {
                         return r;
                 }
         }
-        srv.fd = fd;
-        r = event_add(&srv.source, fd, EPOLLIN, accept_event);
+        srv->fd = fd;
+        r = event_add(srv->ev, &srv->source, fd, EPOLLIN, accept_event);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch the listening socket: %m");
-        log_info("Listening on %s", srv.unlink_on_exit ? o->socket_path : "the socket passed by systemd");
+        log_info("Listening on %s", srv->unlink_on_exit ? o->socket_path : "the socket passed by systemd");
+        *ret = srv;
+        srv = NULL;
         return 0;
 }
 
-void server_done(void) {
-        while (srv.clients)
-                client_free(srv.clients, NULL);
-        event_remove(&srv.source);
-        srv.fd = safe_close(srv.fd);
-        if (srv.unlink_on_exit)
-                unlink(srv.opt.socket_path);
+struct server *server_free(struct server *srv) {
+        if (!srv)
+                return NULL;
+        while (srv->clients)
+                client_free(srv->clients, NULL);
+        event_remove(srv->ev, &srv->source);
+        srv->fd = safe_close(srv->fd);
+        if (srv->unlink_on_exit)
+                unlink(srv->opt.socket_path);
+        free(srv);
+        return NULL;
 }

@@ -9,10 +9,19 @@
 
 #include <stdint.h>
 
+struct event_loop;
+struct manager;
+struct server;
+
 struct server_options {
         const char *socket_path;        /* limits come from manager_limits() */
 };
 
-int server_init(const struct server_options *o);
-/* Close every connection (releasing what the clients held) and the socket. */
-void server_done(void);
+/* Listen (or take systemd's socket) and serve clients through `mgr`. */
+int server_new(const struct server_options *o, struct event_loop *ev, struct manager *mgr, struct server **ret);
+/* Close every connection (releasing what the clients held) and the socket;
+ * takes NULL, returns NULL. */
+struct server *server_free(struct server *srv);
+static inline void server_freep(struct server **p) {
+        server_free(*p);
+}

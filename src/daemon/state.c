@@ -106,7 +106,7 @@ void state_note(struct state *st, bool add, const struct state_entry *e,
 
         if (st->fd < 0)
                 return;
-        if (st->lines >= STATE_COMPACT_LINES && st->lines >= 2 * n_live) {
+        if (live && st->lines >= STATE_COMPACT_LINES && st->lines >= 2 * n_live) {
                 r = state_rewrite(st, live, n_live);
                 if (r < 0)
                         log_warning_errno(r, "Failed to compact the state file %s: %m", st->path);

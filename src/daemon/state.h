@@ -48,7 +48,7 @@ struct state {
 /* Demote what a previous rtfd left promoted, then start an empty journal. */
 int state_open(struct state *st, const char *path);
 /* Journal a promotion (add) or its end; `live` lists the entries in force
- * afterwards, for a compaction. */
+ * afterwards, for a compaction (NULL: no compaction now). */
 void state_note(struct state *st, bool add, const struct state_entry *e,
                 const struct state_entry *live, size_t n_live);
 /* Remove the journal (at a clean stop, when nothing is promoted any more). */

@@ -3,18 +3,18 @@
  * struct rtf_params (Table 3 of the paper).  Each setter checks one value and
  * marks it declared in p->flags; a getter returns 0 (NULL for the scheduler)
  * for a field that was not declared, so an unset field never leaks a stale
- * value.  The struct carries its size: only the size this library was built
- * with is accepted, a later version will also accept the older ones.
+ * value.  The struct carries its size and may grow (struct-size.h).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "params.h"
 #include "protocol.h"
+#include "struct-size.h"
 
 
 static bool params_usable(const struct rtf_params *p) {
-        return p && p->size == sizeof(*p);
+        return RTF_STRUCT_VALID(p);
 }
 
 static bool time_valid(uint64_t us) {
@@ -38,19 +38,21 @@ static uint64_t params_get_time(const struct rtf_params *p, const uint64_t *fiel
 }
 
 int params_validate(const struct rtf_params *p) {
+        struct rtf_task_params t;
+
         if (!params_usable(p))
                 return -EINVAL;
-        if (p->flags & ~(uint32_t)RTF_PARAM_KNOWN)
-                return -EINVAL;
-        if ((p->flags & RTF_PARAM_HAS_PERIOD) && !time_valid(p->period_us))
-                return -EINVAL;
-        if ((p->flags & RTF_PARAM_HAS_RUNTIME) && !time_valid(p->runtime_us))
-                return -EINVAL;
-        if ((p->flags & RTF_PARAM_HAS_DES_RUNTIME) && !time_valid(p->des_runtime_us))
-                return -EINVAL;
-        if ((p->flags & RTF_PARAM_HAS_DEADLINE) && !time_valid(p->deadline_us))
-                return -EINVAL;
-        if ((p->flags & RTF_PARAM_HAS_PRIORITY) && !priority_valid(p->priority))
+        /* Only the declared fields: an undeclared one is never sent. */
+        t = (struct rtf_task_params){
+                .flags = p->flags,
+                .priority = p->flags & RTF_PARAM_HAS_PRIORITY ? p->priority : 0,
+                .period_us = p->flags & RTF_PARAM_HAS_PERIOD ? p->period_us : 0,
+                .runtime_us = p->flags & RTF_PARAM_HAS_RUNTIME ? p->runtime_us : 0,
+                .des_runtime_us = p->flags & RTF_PARAM_HAS_DES_RUNTIME ? p->des_runtime_us : 0,
+                .deadline_us = p->flags & RTF_PARAM_HAS_DEADLINE ? p->deadline_us : 0,
+        };
+
+        if (rtf_task_params_check_shape(&t, NULL, 0) < 0)
                 return -EINVAL;
         if (p->flags & RTF_PARAM_HAS_SCHEDULER) {
                 size_t n = strnlen(p->scheduler, sizeof(p->scheduler));

@@ -3,14 +3,9 @@
 
 #include "rtf/rtf.h"
 
-/*
- * Times are accepted in [1, RTF_TIME_LIMIT_US) microseconds: 2^32 us is about
- * 71 minutes, far beyond any real-time period, and keeps every product the
- * daemon and plugins compute (ns conversions, utilisations) in 64 bits.
- */
-#define RTF_TIME_LIMIT_US (UINT64_C(1) << 32)
-#define RTF_PRIORITY_MIN 1u
-#define RTF_PRIORITY_MAX 99u
+/* The limits (RTF_TIME_LIMIT_US, RTF_PRIORITY_MIN/MAX) and the validator
+ * are rtf's one parameter model, shared with rtfd. */
+#include "task-params.h"
 
 /*
  * Whether *p could have been built by the setters: right size, known flags,

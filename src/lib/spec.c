@@ -15,10 +15,11 @@
 #include "params.h"
 #include "protocol.h"
 #include "rtf/rtf.h"
+#include "struct-size.h"
 #include "util.h"
 
 static bool spec_usable(const struct rtf_spec *s) {
-        return s && s->size == sizeof(*s);
+        return RTF_STRUCT_VALID(s);
 }
 
 static bool spec_created(const struct rtf_spec *s) {

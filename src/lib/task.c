@@ -33,6 +33,7 @@
 
 #include "client.h"
 #include "rtf/rtf.h"
+#include "struct-size.h"
 #include "sched-attr.h"
 #include "task.h"
 #include "task/periodic.h"
@@ -269,7 +270,7 @@ RTF_PUBLIC int rtf_params_count_overruns(struct rtf_params *p) {
         };
         int r = 0;
 
-        if (!p || p->size != sizeof(*p))
+        if (!RTF_STRUCT_VALID(p))
                 return -EINVAL;
         sigemptyset(&sa.sa_mask);
         pthread_mutex_lock(&lock);
@@ -352,15 +353,15 @@ RTF_PUBLIC int rtf_task_start_attr(struct rtf_spec *s, const struct rtf_task_att
         sigset_t old;
         int r;
 
-        if (!s || s->size != sizeof(*s))
+        if (!RTF_STRUCT_VALID(s))
                 return -EINVAL;
         if (!attr)
                 attr = &defaults;
-        if (attr->size != sizeof(*attr) || attr->overrun_policy > RTF_OVERRUN_CATCH_UP ||
+        if (!RTF_STRUCT_VALID(attr) || attr->overrun_policy > RTF_OVERRUN_CATCH_UP ||
             (attr->flags & ~(uint32_t) RTF_TASK_NO_SOFT_BUDGET))
                 return -EINVAL;
         p = &s->params;
-        if (p->size != sizeof(*p) || !(p->flags & RTF_PARAM_HAS_PERIOD) || p->period_us == 0)
+        if (!RTF_STRUCT_VALID(p) || !(p->flags & RTF_PARAM_HAS_PERIOD) || p->period_us == 0)
                 return -EINVAL;
         /* The setters bound times to 2^32 us, but s->params and *attr are writable. */
         if (p->period_us > (uint64_t) INT64_MAX / NSEC_PER_USEC ||
@@ -464,7 +465,7 @@ RTF_PUBLIC int rtf_task_stop(struct rtf_spec *s) {
         struct task_private *t;
         sigset_t old;
 
-        if (!s || s->size != sizeof(*s))
+        if (!RTF_STRUCT_VALID(s))
                 return -EINVAL;
         t = s->task;
         if (!t)
@@ -495,7 +496,7 @@ RTF_PUBLIC int rtf_task_wait_period(struct rtf_spec *s) {
         sigset_t old;
         int r;
 
-        if (!s || s->size != sizeof(*s) || !s->task)
+        if (!RTF_STRUCT_VALID(s) || !s->task)
                 return -EINVAL;
         t = s->task;
 
@@ -562,11 +563,14 @@ RTF_PUBLIC int rtf_task_stats(const struct rtf_spec *s, struct rtf_task_stats *r
         struct rtf_task_stats st;
         sigset_t old;
 
-        if (!s || s->size != sizeof(*s) || !s->task || !ret || ret->size != sizeof(*ret))
+        if (!RTF_STRUCT_VALID(s) || !s->task || !ret || ret->size < sizeof(*ret))
                 return -EINVAL;
         budget_block(&old);
         task_stats_read(s->task, &st);
         budget_unblock(&old);
+        /* A newer caller's larger struct: what this library does not know is 0. */
+        memset((char *)ret + sizeof(*ret), 0, ret->size - sizeof(*ret));
+        st.size = ret->size;
         *ret = st;
         return 0;
 }

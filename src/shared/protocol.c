@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "rtf/rtf-plugin.h"
 #include "util.h"
 
 #define FIELD_SIZE(type, field) sizeof(((type *)0)->field)
@@ -472,6 +473,30 @@ void rtf_wire_params_from(struct rtf_wire_params *w, const struct rtf_params *p)
         w->des_runtime_us = p->des_runtime_us;
         w->deadline_us = p->deadline_us;
         name_copy(w->plugin, p->scheduler, sizeof(w->plugin));
+}
+
+void rtf_wire_params_to_task(struct rtf_task_params *t, char *plugin, size_t plugin_size,
+                             const struct rtf_wire_params *w) {
+        *t = (struct rtf_task_params){
+                .flags = w->flags,
+                .priority = w->priority,
+                .period_us = w->period_us,
+                .runtime_us = w->runtime_us,
+                .des_runtime_us = w->des_runtime_us,
+                .deadline_us = w->deadline_us,
+        };
+        name_copy(plugin, w->plugin, plugin_size);
+}
+
+void rtf_wire_params_from_task(struct rtf_wire_params *w, const struct rtf_task_params *t, const char *plugin) {
+        memset(w, 0, sizeof(*w));
+        w->flags = t->flags;
+        w->priority = t->priority;
+        w->period_us = t->period_us;
+        w->runtime_us = t->runtime_us;
+        w->des_runtime_us = t->des_runtime_us;
+        w->deadline_us = t->deadline_us;
+        name_copy(w->plugin, plugin, sizeof(w->plugin));
 }
 
 void rtf_wire_params_to(struct rtf_params *p, const struct rtf_wire_params *w) {

@@ -272,3 +272,9 @@ const char *rtf_proto_strerror(int code);
 /* Conversions between the public params and the wire. */
 void rtf_wire_params_from(struct rtf_wire_params *w, const struct rtf_params *p);
 void rtf_wire_params_to(struct rtf_params *p, const struct rtf_wire_params *w);
+/* The same for rtfd, whose parameter model is struct rtf_task_params
+ * (task-params.h); the plugin name travels beside it. */
+struct rtf_task_params;
+void rtf_wire_params_to_task(struct rtf_task_params *t, char *plugin, size_t plugin_size,
+                             const struct rtf_wire_params *w);
+void rtf_wire_params_from_task(struct rtf_wire_params *w, const struct rtf_task_params *t, const char *plugin);

@@ -113,6 +113,7 @@ static void check_rules(const struct acl_policy *p) {
                                 abort();
                         break;
                 case ACL_IGNORE_ADM_TEST:
+                case ACL_LATENCY_HINT:
                         if (r->value > 1)
                                 abort();
                         break;
@@ -165,6 +166,21 @@ static void check_verdicts(const struct acl_policy *p, uint64_t *usage, uint64_t
                         n = acl_for_each_util_rule(p, s, plugin, count_util_rule, &c);
                         if (n != c.n)
                                 abort();
+                        /* The latency hint: some matching rule grants it, none withdraws it. */
+                        {
+                                bool yes = false, no = false;
+
+                                for (size_t i = 0; i < p->n_rules; i++) {
+                                        const struct acl_rule *r = &p->rules[i];
+
+                                        if (r->property == ACL_LATENCY_HINT && matches(r, s, plugin)) {
+                                                yes |= r->value != 0;
+                                                no |= r->value == 0;
+                                        }
+                                }
+                                if (acl_grants_latency_hint(p, s, plugin) != (yes && !no))
+                                        abort();
+                        }
 
                         for (size_t ri = 0; ri < sizeof(requests) / sizeof(requests[0]); ri++) {
                                 struct acl_request req = { .params = requests[ri] };

@@ -6,8 +6,10 @@
  * Growing a struct means a new size that the library also accepts, never a
  * moved field.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rtf/rtf.h"
 #include "tap.h"
@@ -107,6 +109,40 @@ static void test_task(void) {
         CHECK_EQ(sizeof(st.reserved), 56);
 }
 
+/*
+ * Callers of other sizes, through librtf itself: one built against this
+ * header, one against a newer header with a larger struct (accepted while
+ * its unknown tail is zero), and a struct too small for what it claims.
+ */
+static void test_sizes(void) {
+        struct {
+                struct rtf_params p;
+                uint64_t newer[2];      /* members a newer header added */
+        } big;
+        struct rtf_params old = RTF_PARAMS_INIT;
+        struct rtf_spec spec = RTF_SPEC_INIT;
+        struct rtf_task_stats st;
+
+        CHECK_EQ(rtf_params_set_period(&old, 1000), 0);
+        CHECK_EQ(rtf_params_get_period(&old), 1000);
+
+        memset(&big, 0, sizeof(big));
+        big.p.size = sizeof(big);
+        CHECK_EQ(rtf_params_set_period(&big.p, 2000), 0);
+        CHECK_EQ(rtf_params_get_period(&big.p), 2000);
+        big.newer[1] = 1;               /* asks for something this library does not know */
+        CHECK_EQ(rtf_params_set_period(&big.p, 3000), -EINVAL);
+        CHECK_EQ(rtf_params_get_period(&big.p), 0);
+
+        old.size = sizeof(old) - 8;     /* shorter than the first version */
+        CHECK_EQ(rtf_params_set_period(&old, 1000), -EINVAL);
+
+        /* An output struct: a task that was never started says so whatever the size. */
+        memset(&st, 0, sizeof(st));
+        st.size = sizeof(st);
+        CHECK_EQ(rtf_task_stats(&spec, &st), -EINVAL);
+}
+
 int main(void) {
         /* pid_t and pointers are 4 bytes on ILP32: these numbers are LP64's. */
         if (sizeof(void *) != 8 || sizeof(long) != 8 || sizeof(pid_t) != 4) {
@@ -118,5 +154,6 @@ int main(void) {
         test_spec();
         test_task();
         test_constants();
+        test_sizes();
         return test_done();
 }

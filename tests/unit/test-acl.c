@@ -959,6 +959,29 @@ static void test_util(void) {
         CHECK(acl_request_util_ppb(&t) == UINT64_C(18446744073000000000));
 }
 
+/* latency_hint: off unless a matching rule grants it and none withdraws it. */
+static void test_latency_hint(void) {
+        struct acl_policy pol = PARSE_OK("user1 EDF latency_hint true\n"
+                                         "user1 RM max_runtime 1000\n"
+                                         "- RM latency_hint true\n"
+                                         "user2 RM latency_hint false\n");
+        struct acl_request q = req_rt(100, 1000);
+
+        CHECK(acl_grants_latency_hint(&pol, &user1, "EDF"));
+        CHECK(acl_grants_latency_hint(&pol, &user1, "RM"));         /* through `-` */
+        CHECK(!acl_grants_latency_hint(&pol, &user2, "RM"));        /* withdrawn for user2 */
+        CHECK(!acl_grants_latency_hint(&pol, &user2, "EDF"));       /* no rule at all */
+        CHECK(!acl_grants_latency_hint(&pol, &user1, "FP"));
+        /* It bounds nothing: a request it matches is granted as by any rule. */
+        CHECK(allowed(&pol, &user1, "EDF", &q));
+        acl_policy_deinit(&pol);
+
+        pol = PARSE_OK("user1 - max_runtime 1000\n");
+        CHECK(!acl_grants_latency_hint(&pol, &user1, "EDF"));       /* off unless granted */
+        acl_policy_deinit(&pol);
+        EXPECT_ERROR("user1 - latency_hint yes\n", 1, "invalid latency_hint \"yes\" (expected true or false)");
+}
+
 int main(void) {
         test_listing3();
         test_syntax();
@@ -975,6 +998,7 @@ int main(void) {
         test_intersection();
         test_aggregate();
         test_util();
+        test_latency_hint();
         CHECK(lookups > 0);
         return test_done();
 }

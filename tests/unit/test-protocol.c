@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "rtf/rtf-plugin.h"
 #include "tap.h"
 
 #define HDR sizeof(struct rtf_msg_header)
@@ -672,7 +673,27 @@ static void test_params(void) {
         CHECK_EQ(strlen(q.scheduler), RTF_PLUGIN_NAME_MAX - 1);
 }
 
+/* rtfd's conversions between the wire and its parameter model. */
+static void test_task_params(void) {
+        const struct rtf_task_params t = {
+                .flags = RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME | RTF_PARAM_HAS_SCHEDULER,
+                .period_us = 10000, .runtime_us = 1000,
+        };
+        struct rtf_task_params back;
+        struct rtf_wire_params w;
+        char plugin[RTF_PLUGIN_NAME_MAX];
+
+        rtf_wire_params_from_task(&w, &t, "EDF");
+        CHECK_EQ(w.flags, t.flags);
+        CHECK_EQ(w.period_us, 10000);
+        CHECK(strcmp(w.plugin, "EDF") == 0);
+        rtf_wire_params_to_task(&back, plugin, sizeof(plugin), &w);
+        CHECK(memcmp(&back, &t, sizeof(t)) == 0);
+        CHECK(strcmp(plugin, "EDF") == 0);
+}
+
 int main(void) {
+        test_task_params();
         test_sizes();
         test_round_trips();
         test_older_version();

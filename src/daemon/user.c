@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "user.h"
+
+static size_t bucket_of(size_t n_buckets, uid_t uid) {
+        return (size_t)((uint64_t)uid * 0x9E3779B97F4A7C15ULL >> 32) & (n_buckets - 1);
+}
+
+static int registry_grow(struct user_registry *r) {
+        size_t n = r->n_buckets ? r->n_buckets * 2 : 16;
+        struct user **b = calloc(n, sizeof(*b));
+
+        if (!b)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_buckets; i++) {
+                struct user *u, *next;
+
+                LIST_FOREACH_SAFE(bucket, u, next, r->buckets[i])
+                        LIST_PREPEND(bucket, b[bucket_of(n, u->uid)], u);
+        }
+        free(r->buckets);
+        r->buckets = b;
+        r->n_buckets = n;
+        return 0;
+}
+
+void user_registry_deinit(struct user_registry *r) {
+        for (size_t i = 0; i < r->n_buckets; i++) {
+                struct user *u, *next;
+
+                LIST_FOREACH_SAFE(bucket, u, next, r->buckets[i])
+                        free(u);
+        }
+        free(r->buckets);
+        *r = USER_REGISTRY_NULL;
+}
+
+struct user *user_registry_find(const struct user_registry *r, uid_t uid) {
+        struct user *u;
+
+        if (!r->n_buckets)
+                return NULL;
+        LIST_FOREACH(bucket, u, r->buckets[bucket_of(r->n_buckets, uid)])
+                if (u->uid == uid)
+                        return u;
+        return NULL;
+}
+
+int user_registry_ref(struct user_registry *r, uid_t uid, int64_t now_ns, uint32_t burst, struct user **ret) {
+        struct user *u = user_registry_find(r, uid);
+
+        if (!u) {
+                if (r->n_users + 1 > r->n_buckets * 2 && registry_grow(r) < 0)
+                        return -ENOMEM;
+                u = calloc(1, sizeof(*u));
+                if (!u)
+                        return -ENOMEM;
+                u->uid = uid;
+                u->tokens = burst;
+                u->tokens_at_ns = now_ns;
+                LIST_PREPEND(bucket, r->buckets[bucket_of(r->n_buckets, uid)], u);
+                r->n_users++;
+        }
+        u->n_ref++;
+        *ret = u;
+        return 0;
+}
+
+struct user *user_unref(struct user_registry *r, struct user *u) {
+        if (!u || --u->n_ref > 0)
+                return NULL;
+        LIST_REMOVE(bucket, r->buckets[bucket_of(r->n_buckets, u->uid)], u);
+        r->n_users--;
+        free(u);
+        return NULL;
+}
+
+bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst) {
+        if (now_ns > u->tokens_at_ns)
+                u->tokens += (double)(now_ns - u->tokens_at_ns) * 1e-9 * per_sec;
+        if (u->tokens > burst)
+                u->tokens = burst;
+        u->tokens_at_ns = now_ns;
+        if (u->tokens < 1.0)
+                return false;
+        u->tokens -= 1.0;
+        return true;
+}

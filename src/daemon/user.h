@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One accounting object per uid (after dbus-broker's UserRegistry): every
+ * per-user limit (connections, specifications, requests per second) is
+ * checked against it, and the utilisation a user's live specifications add
+ * up to is kept in it.  A struct user lives while anything refers to it
+ * (each connection of the uid holds a reference) and is freed with the last
+ * one, so the registry never grows beyond the users connected now.
+ *
+ * Pure: no OS calls (the caller passes the time), unit-tested in
+ * tests/unit/test-user.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "list.h"
+
+struct user {
+        uid_t uid;
+        unsigned n_ref;
+        uint32_t connections;           /* accepted, not refused */
+        uint32_t specs;
+        uint64_t bandwidth_ppb;         /* utilisation of its live specs, 1e9 = one CPU */
+        double tokens;                  /* request rate (token bucket) */
+        int64_t tokens_at_ns;
+        LIST_FIELDS(struct user, bucket);
+};
+
+struct user_registry {
+        struct user **buckets;
+        size_t n_buckets;               /* a power of two, or 0 */
+        size_t n_users;
+};
+
+#define USER_REGISTRY_NULL ((struct user_registry){ 0 })
+
+void user_registry_deinit(struct user_registry *r);
+/* The user of `uid` if anything refers to it, else NULL. */
+struct user *user_registry_find(const struct user_registry *r, uid_t uid);
+/* A new reference to the user of `uid`, created on first use (its token
+ * bucket full at `now_ns`, `burst` tokens). */
+int user_registry_ref(struct user_registry *r, uid_t uid, int64_t now_ns, uint32_t burst, struct user **ret);
+/* Drop a reference; takes NULL, returns NULL. */
+struct user *user_unref(struct user_registry *r, struct user *u);
+
+/* One request of `u` at `now_ns` against `per_sec` with `burst`: true if it may go. */
+bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst);

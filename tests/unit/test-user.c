@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The per-uid accounting objects (src/daemon/user.c). */
+#include <stdlib.h>
+
+#include "tap.h"
+#include "user.h"
+
+static void test_refs(void) {
+        struct user_registry r = USER_REGISTRY_NULL;
+        struct user *u[200], *again;
+
+        CHECK(user_registry_find(&r, 1000) == NULL);
+        /* Enough users for the table to grow several times. */
+        for (unsigned i = 0; i < 200; i++) {
+                CHECK_EQ(user_registry_ref(&r, 1000 + i, 0, 10, &u[i]), 0);
+                u[i]->specs = i;
+        }
+        CHECK_EQ(r.n_users, 200);
+        for (unsigned i = 0; i < 200; i++) {
+                struct user *f = user_registry_find(&r, 1000 + i);
+
+                CHECK(f == u[i]);
+                CHECK_EQ(f ? f->specs : 9999, i);
+        }
+        /* A second reference shares the object; it lives until the last is dropped. */
+        CHECK_EQ(user_registry_ref(&r, 1000, 0, 10, &again), 0);
+        CHECK(again == u[0]);
+        CHECK_EQ(r.n_users, 200);
+        CHECK(user_unref(&r, u[0]) == NULL);
+        CHECK(user_registry_find(&r, 1000) == again);
+        CHECK(user_unref(&r, again) == NULL);
+        CHECK(user_registry_find(&r, 1000) == NULL);
+        CHECK_EQ(r.n_users, 199);
+        CHECK(user_unref(&r, NULL) == NULL);
+        for (unsigned i = 1; i < 100; i++)
+                user_unref(&r, u[i]);
+        CHECK_EQ(r.n_users, 100);
+        CHECK(user_registry_find(&r, 1150) == u[150]);
+        user_registry_deinit(&r);       /* frees the rest */
+        CHECK_EQ(r.n_users, 0);
+}
+
+static void test_rate(void) {
+        struct user_registry r = USER_REGISTRY_NULL;
+        const int64_t sec = 1000000000;
+        unsigned n = 0;
+        struct user *u;
+
+        CHECK_EQ(user_registry_ref(&r, 5, 10 * sec, 3, &u), 0);
+        /* A full bucket of 3, then nothing until time passes. */
+        for (int i = 0; i < 10; i++)
+                n += user_rate_allows(u, 10 * sec, 100, 3);
+        CHECK_EQ(n, 3);
+        /* 100 per second: 50 ms buys 5, capped by the burst of 3. */
+        n = 0;
+        for (int i = 0; i < 10; i++)
+                n += user_rate_allows(u, 10 * sec + sec / 20, 100, 3);
+        CHECK_EQ(n, 3);
+        /* 10 ms buys 1. */
+        n = 0;
+        for (int i = 0; i < 10; i++)
+                n += user_rate_allows(u, 10 * sec + sec / 20 + sec / 100, 100, 3);
+        CHECK_EQ(n, 1);
+        /* A clock that goes backwards buys nothing. */
+        CHECK(!user_rate_allows(u, 0, 100, 3));
+        user_unref(&r, u);
+        user_registry_deinit(&r);
+}
+
+int main(void) {
+        test_refs();
+        test_rate();
+        return test_done();
+}
