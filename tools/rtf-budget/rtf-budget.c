@@ -454,7 +454,8 @@ static void usage(FILE *f) {
                 "                          rate per period, one panel per task and mode, +-5 %% band\n"
                 "                          (python3-matplotlib; the format follows the extension)\n"
                 "      --no-trace          split window boundaries by each task's own clock only, even\n"
-                "                          when the kernel's sched_switch record is available\n"
+                "                          when the kernel's sched_switch record is available (root:\n"
+                "                          tracefs, mounted at /sys/kernel/tracing for the run if needed)\n"
                 "  -h, --help              this text\n"
                 "      --version           the version\n\n"
                 "rtfd is reached at $RTF_SOCKET (default " RTF_DEFAULT_SOCKET ").\n"
@@ -604,9 +605,10 @@ int main(int argc, char **argv) {
                         int q = sched_trace_start("rtfb-*", &t);
 
                         if (q < 0 && !trace_warned++)
-                                fprintf(stderr, "rtf-budget: no sched_switch record (%s%s): window boundaries "
-                                                "are split by each task's own clock\n", strerror(-q),
-                                        q == -EACCES ? "; tracefs needs root" : "");
+                                fprintf(stderr, "rtf-budget: no sched_switch record: %s%s: window boundaries "
+                                                "are split by each task's own clock\n",
+                                        sched_trace_strerror(q) ? sched_trace_strerror(q) : "cannot trace: ",
+                                        sched_trace_strerror(q) ? "" : strerror(-q));
                         r = run_tasks(pr[m], N_PRECISION);
                         if (q >= 0) {
                                 q = sched_trace_finish(t, &ev, &n_ev, &trace_lost[m]);
