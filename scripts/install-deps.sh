@@ -10,6 +10,7 @@ packages=(
     rt-tests stress-ng                # real peers and load (cyclictest)
     python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
+    bash-completion                   # the completion test (test_install.py)
 )
 
 missing=()
