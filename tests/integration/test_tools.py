@@ -203,6 +203,74 @@ def test_rtf_latency_compare_cyclictest(build, rtfd):
     assert doc["ratio_avg"] > 0
 
 
+def test_rtf_latency_compare_as_a_user_says_cyclictest_needs_root(build, rtfd, users):
+    """Said before anything is measured, with the reason, and no file named
+    that is gone by the time the user looks."""
+    d = rtfd(FP_ALL)
+    r = subprocess.run(users["carol"].setpriv() + ["env", f"RTF_SOCKET={d.socket}", tool(build, "rtf-latency"),
+                                                   "--duration", "2", "--compare", "cyclictest"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "--compare cyclictest needs root" in r.stderr, r.stderr
+    assert "its output is in" not in r.stderr and r.stdout == "", r.stdout + r.stderr
+    assert "audit:" not in d.log(), "it asked rtfd for a reservation first"
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_rtf_latency_refused_reservation_prints_the_reason_and_no_summary(build, rtfd, users, tmp_path,
+                                                                         json_output):
+    """carol may ask for priorities up to 50 only: the default 90 is refused."""
+    d = start_with_policy(rtfd, tmp_path, FP_ALL, "rtf-carol FP max_priority 50\n")
+    r = subprocess.run(users["carol"].setpriv() + ["env", f"RTF_SOCKET={d.socket}", tool(build, "rtf-latency"),
+                                                   "--duration", "1"] + (["--json"] if json_output else []),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "rtfd refused the reservation" in r.stderr and "max_priority 50" in r.stderr, r.stderr
+    if json_output:
+        doc = json.loads(r.stdout)
+        assert doc["return_code"] == 1 and "max_priority 50" in doc["error"], doc
+    else:
+        assert "RTS|" not in r.stdout and "samples" not in r.stdout, r.stdout
+
+
+def test_rtf_latency_says_when_the_priority_was_lowered(build, rtfd):
+    d = rtfd("FP FP.so 1-89 all\n")
+    doc = run_json([tool(build, "rtf-latency"), "--loops", "50", "--json"], tool_env(d))
+    assert (doc["parameters"]["priority_requested"], doc["parameters"]["priority"]) == (90, 89)
+    r = subprocess.run([tool(build, "rtf-latency"), "--loops", "50", "-q"], capture_output=True, text=True,
+                       env=tool_env(d), timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "granted priority 89 where 90 was asked" in r.stderr, r.stderr
+
+
+def _plot_module(name):
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot", name)
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_latency_plot_bins_are_log_spaced_and_leave_empty_stretches_empty():
+    """Most samples below 10 us and one at 9.5 ms: three decades in ~60
+    bins, every sample counted once, and nothing drawn between 10 us and
+    9.5 ms (a line at count 1 across the gap looked like samples there)."""
+    plot = _plot_module("plot-latency.py")
+    edges, counts = plot.log_bins([[3, 10], [4, 100], [5, 50], [6, 7], [9500, 1]])
+    assert len(counts) == len(edges) - 1 and 40 <= len(counts) <= 80, len(counts)
+    assert all(b - a >= 1 for a, b in zip(edges, edges[1:]))
+    assert sum(c for c in counts if c) == 168
+    drawn = [(edges[i], c) for i, c in enumerate(counts) if c is not None]
+    assert drawn == [(3, 10), (4, 100), (5, 50), (6, 7), (edges[len(counts) - 1], 1)], drawn
+    assert edges[len(counts) - 1] <= 9500 < edges[-1]
+    doc = {"tool": "rtf-latency", "parameters": {"period_us": 1000, "plugin": "FP", "priority": 90, "cpu": 1,
+                                                 "load": None}}
+    assert plot.title(doc).endswith("no --load") and "idle" not in plot.title(doc)
+    doc["parameters"]["load"] = "cpu"
+    assert plot.title(doc).endswith("--load cpu")
+
+
 def processes_in_group(pgid):
     found = []
     for pid in os.listdir("/proc"):
