@@ -122,7 +122,7 @@ SIDE = {"samples": int, "min_ns": int, "avg_ns": int, "p50_ns": int, "p99_ns": i
 LATENCY = dict(ENVELOPE, parameters={"period_us": int, "priority": int, "plugin": str, "cpu": int,
                                      "duration_s": NUM, "mlockall": bool},
                rtf=SIDE)
-BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_4096_kib=int,
+BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_full_kib=int,
              rows=[{"plugin": str, "cores": int, "tasks": int, "create_p50_ns": int, "change_p50_ns": int,
                     "rtt_p50_ns": int, "create_ratio": NUM, "change_ratio": NUM}])
 OPT_INT = (int, type(None))
@@ -271,6 +271,12 @@ def test_latency_plot_bins_are_log_spaced_and_leave_empty_stretches_empty():
     assert plot.title(doc).endswith("--load cpu")
 
 
+def test_bench_plot_ticks_at_the_measured_task_counts():
+    plot = _plot_module("plot-bench.py")
+    doc = {"rows": [{"tasks": t} for t in (0, 16, 64, 0, 16, 64, 256)]}
+    assert plot.task_ticks(doc) == [0, 16, 64, 256]
+
+
 def processes_in_group(pgid):
     found = []
     for pid in os.listdir("/proc"):
@@ -340,7 +346,8 @@ def test_rtf_bench_json(build):
     keys = {(r["plugin"], r["cores"], r["tasks"]) for r in doc["rows"]}
     assert keys == {(p, 1, t) for p in ("FP", "EDF", "RM") for t in (0, 16)}
     assert all(s["complete"] and s["stopped"] is None for s in doc["series"])
-    assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_specs"] == 16          # the largest --tasks, not a fixed 4096
     for r in doc["rows"]:           # each point next to its own floor
         assert r["rtt_p50_ns"] > 0
         assert abs(r["create_ratio"] - r["create_p50_ns"] / r["rtt_p50_ns"]) < 0.002
@@ -395,7 +402,7 @@ def test_rtf_bench_external_json(build, rtfd):
     assert [(s["plugin"], s["complete"], s["stopped"]) for s in doc["series"]] == \
         [("FP", True, None), ("EDF", True, None)]
     assert doc["attach_plugin"] == "FP"
-    assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_kib"] >= doc["uss_idle_kib"] > 0
     assert doc["notes"] == []
     assert doc["parameters"]["rtfd"] is None
     assert_nothing_left(d)
@@ -413,7 +420,7 @@ def test_rtf_bench_external_limits_stop_a_series(build, rtfd):
     d = rtfd("FP FP.so 1-99 0 max_tasks=5\nEDF EDF.so 100-100 all\nset max_specs_per_client 24\n")
     r = bench_external(build, d, "--json", "--tasks", "0,4,16,64", "--samples", "10")
     doc = json.loads(r.stdout)
-    check_schema(doc, dict(BENCH_EXTERNAL, uss_4096_kib=type(None)))
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_full_kib=type(None)))
     assert doc["return_code"] == 0
     keys = {(r["plugin"], r["tasks"]) for r in doc["rows"]}
     assert keys == {("FP", 0), ("FP", 4), ("EDF", 0), ("EDF", 4), ("EDF", 16)}
@@ -425,7 +432,7 @@ def test_rtf_bench_external_limits_stop_a_series(build, rtfd):
     assert (edf["plugin"], edf["stopped"]["tasks"], edf["stopped"]["step"]) == ("EDF", 24, "filling")
     assert edf["stopped"]["result"] == -errno.EUSERS and "max_specs_per_client" in edf["stopped"]["reason"], edf
     assert isinstance(doc["uss_idle_kib"], int)
-    assert any(n.startswith("uss_4096_kib: not measured") and "max_specs_per_client" in n for n in doc["notes"])
+    assert any(n.startswith("uss_full_kib: not measured") and "max_specs_per_client" in n for n in doc["notes"])
     assert isinstance(doc["attach_p50_ns"], int)
     assert_nothing_left(d)
     # The same in text and CSV: one # line per stopped series.
@@ -446,7 +453,7 @@ def test_rtf_bench_external_unprivileged(build, rtfd, tmp_path, users):
     d = start_with_policy(rtfd, tmp_path, FP_ALL + "set max_specs_per_uid 20\n", "rtf-carol - max_priority 99\n")
     r = bench_external(build, d, "--json", "--tasks", "0,16,64", "--samples", "10", prefix=carol.setpriv())
     doc = json.loads(r.stdout)
-    check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_4096_kib=type(None),
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_full_kib=type(None),
                            syscall_p50_ns=type(None)))
     assert doc["return_code"] == 0
     assert {r["tasks"] for r in doc["rows"]} == {0, 16}

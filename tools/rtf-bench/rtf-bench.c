@@ -9,7 +9,7 @@
  *    same thread;
  *  - the floor, measured in the same run: a bare AF_UNIX SOCK_SEQPACKET
  *    round trip of the same sizes between the same two CPUs;
- *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with 4096 specs.
+ *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with the largest --tasks of specs.
  *
  * Two modes.  Private (--private; the default without --socket and
  * RTF_SOCKET): a private rtfd per configuration, with a cpuset root that
@@ -63,7 +63,6 @@
 #define MAX_LIST 16
 #define MAX_PLUGINS 64                  /* rtfd's own limit on plugin instances */
 #define MAX_NOTES 32
-#define USS_TASKS 4096
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 /* rtfd refuses a non-root connection's requests beyond its rate with -EAGAIN. */
@@ -136,6 +135,7 @@ static struct {
         uint64_t attach_p50, attach_p99, setscheduler_p50, setattr_p50;
         bool uss_idle, uss_full;
         long uss_idle_kib, uss_full_kib;
+        uint32_t uss_full_specs;        /* the largest --tasks: what uss_full_kib is measured with */
         uint64_t throttled;
         struct row *rows;
         size_t n_rows;
@@ -849,19 +849,26 @@ struct fill_target {
 };
 
 /*
- * USS of pid with USS_TASKS specs of the bench admitted: the targets in
- * turn take as many as they will.  0, or -1 if the run must end.
+ * USS of pid with as many specs of the bench admitted as the largest
+ * --tasks: the targets in turn take as many as they will.  0, or -1 if the
+ * run must end.
  */
 static int measure_uss_full(pid_t pid, const struct fill_target *t, size_t n_t) {
-        struct rtf_spec *fill = calloc(USS_TASKS, sizeof(*fill));
+        const uint32_t want = res.uss_full_specs;
+        struct rtf_spec *fill;
         uint32_t n = 0;
         size_t k = 0;
         int r = 0, refusal = 0;
         char reason[RTF_REASON_MAX] = "";
 
+        if (want == 0) {
+                note("uss_full_kib: not measured: --tasks asks for no specifications");
+                return 0;
+        }
+        fill = calloc(want, sizeof(*fill));
         if (!fill)
                 return -1;
-        while (n < USS_TASKS && k < n_t && !interrupted) {
+        while (n < want && k < n_t && !interrupted) {
                 struct rtf_params p;
 
                 fill[n] = (struct rtf_spec)RTF_SPEC_INIT;
@@ -882,14 +889,14 @@ static int measure_uss_full(pid_t pid, const struct fill_target *t, size_t n_t) 
         r = 0;
         if (interrupted) {
                 r = -1;
-        } else if (n < USS_TASKS) {
-                note("uss_4096_kib: not measured: rtfd took %u specifications, not %d (%s: %s)", n, USS_TASKS,
+        } else if (n < want) {
+                note("uss_full_kib: not measured: rtfd took %u specifications, not %u (%s: %s)", n, want,
                      rtf_strerror(refusal), reason);
         } else {
                 int e = proc_uss_kib(pid, &res.uss_full_kib);
 
                 if (e < 0)
-                        note("uss_4096_kib: not measured: /proc/%d/smaps_rollup: %s", (int)pid, strerror(-e));
+                        note("uss_full_kib: not measured: /proc/%d/smaps_rollup: %s", (int)pid, strerror(-e));
                 res.uss_full = e == 0;
         }
 out:
@@ -903,12 +910,12 @@ static void measure_uss_idle(pid_t pid) {
         int r = proc_uss_kib(pid, &res.uss_idle_kib);
 
         if (r < 0)
-                note("uss_idle_kib, uss_4096_kib: not measured: /proc/%d/smaps_rollup: %s%s", (int)pid, strerror(-r),
+                note("uss_idle_kib, uss_full_kib: not measured: /proc/%d/smaps_rollup: %s%s", (int)pid, strerror(-r),
                      r == -EACCES || r == -EPERM ? " (readable as root)" : "");
         res.uss_idle = r == 0;
 }
 
-/* The private FP rtfd of attach and USS (as large as the 4096 specs need). */
+/* The private FP rtfd of attach and USS (as large as the default 4096 specs need). */
 static int bench_private_attach_uss(void) {
         static const struct fill_target fp = { "FP", "FP" };
         struct daemon d;
@@ -948,12 +955,12 @@ static pid_t external_pid(void) {
         if (arg.daemon_pid > 0)
                 return arg.daemon_pid;
         if (target.pid <= 0) {
-                note("uss_idle_kib, uss_4096_kib: not measured: the kernel did not tell the pid of the socket's "
+                note("uss_idle_kib, uss_full_kib: not measured: the kernel did not tell the pid of the socket's "
                      "listener (another pid namespace?); --daemon-pid PID names it");
                 return 0;
         }
         if (strcmp(target.comm, "rtfd") != 0) {
-                note("uss_idle_kib, uss_4096_kib: not measured: the socket's listener is pid %d \"%s\", not rtfd "
+                note("uss_idle_kib, uss_full_kib: not measured: the socket's listener is pid %d \"%s\", not rtfd "
                      "(socket activation?); --daemon-pid PID names rtfd", (int)target.pid, target.comm);
                 return 0;
         }
@@ -1324,6 +1331,7 @@ static int parse_args(int argc, char *argv[]) {
                 return -1;
         }
         sort_unique(arg.tasks, &arg.n_tasks);
+        res.uss_full_specs = arg.tasks[arg.n_tasks - 1];
         return choose_mode(rtfd_given, plugindir_given);
 }
 
@@ -1545,7 +1553,8 @@ static json_object *build_json(json_object *doc, const cpu_set_t *allowed) {
         json_object_object_add(doc, "syscall_p50_ns", json_u64_or_null(res.setscheduler, res.setscheduler_p50));
         json_object_object_add(doc, "sched_setattr_p50_ns", json_u64_or_null(res.setattr, res.setattr_p50));
         json_object_object_add(doc, "uss_idle_kib", json_kib_or_null(res.uss_idle, res.uss_idle_kib));
-        json_object_object_add(doc, "uss_4096_kib", json_kib_or_null(res.uss_full, res.uss_full_kib));
+        json_object_object_add(doc, "uss_full_kib", json_kib_or_null(res.uss_full, res.uss_full_kib));
+        json_object_object_add(doc, "uss_full_specs", json_object_new_int64(res.uss_full_specs));
         json_object_object_add(doc, "requests_throttled", json_object_new_uint64(res.throttled));
         notes = json_object_new_array();
         for (size_t i = 0; i < res.n_notes; i++)
@@ -1610,7 +1619,12 @@ static void print_summary(void) {
         printf("\n# rtfd USS: ");
         print_opt_kib("idle", res.uss_idle, res.uss_idle_kib);
         printf(", ");
-        print_opt_kib("with " STRINGIFY(USS_TASKS) " specifications", res.uss_full, res.uss_full_kib);
+        {
+                char what[64];
+
+                snprintf(what, sizeof(what), "with %" PRIu32 " specifications", res.uss_full_specs);
+                print_opt_kib(what, res.uss_full, res.uss_full_kib);
+        }
         printf("\n");
 }
 
@@ -1627,7 +1641,7 @@ static void print_csv(void) {
         if (res.uss_idle)
                 printf(" uss_idle_kib=%ld", res.uss_idle_kib);
         if (res.uss_full)
-                printf(" uss_4096_kib=%ld", res.uss_full_kib);
+                printf(" uss_full_kib=%ld uss_full_specs=%" PRIu32, res.uss_full_kib, res.uss_full_specs);
         printf("\n");
         for (size_t i = 0; i < res.n_series; i++)
                 if (res.series[i].stopped)
