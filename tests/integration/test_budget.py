@@ -181,7 +181,10 @@ def test_rtf_budget_json_short_run(build, rtfd):
     assert "tracefs is mounted after the run" not in r.stderr
     assert os.path.ismount(TRACEFS) == mounted_before, "the machine's tracefs mount changed"
     doc = json.loads(r.stdout)
-    assert doc["tool"] == "rtf-budget" and doc["version"]
+    # the envelope every tool writes (tools/common/envelope.c)
+    assert (doc["tool"], doc["file_version"]) == ("rtf-budget", 1) and doc["tool_version"]
+    assert doc["cmdline"].startswith(exe + " --json") and doc["kernel"]["release"] == os.uname().release
+    assert doc["start_time"] <= doc["end_time"] and doc["start_time"].endswith("Z") and doc["return_code"] == 0
     assert doc["overhead"]["expirations"] > 0
     assert doc["overhead"]["average_ns"] <= doc["overhead"]["max_ns"]
     traced = _kernel_has_tracefs()
