@@ -10,7 +10,7 @@ packages=(
     rt-tests stress-ng                # real peers and load (cyclictest)
     python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
-    bash-completion                   # the completion test (test_install.py)
+    bash-completion man-db binutils   # test_install.py: completion, man pages, readelf
 )
 
 missing=()
