@@ -158,31 +158,31 @@ struct bench {
 };
 
 /* The four shipped plugins and the priority ranges a private rtfd gives them. */
-extern const struct plugin_kind kinds[4];
+extern const struct plugin_kind bench_kinds[4];
 
 /* which-rtfd.c: private rtfds and the external one */
-void daemon_stop(struct daemon *d);
-int daemon_start(struct bench *ctx, struct daemon *d, const char *config);
-const struct rtfd_instance *instance_named(struct bench *ctx, const char *name);
-int kind_rank(const char *kind);
-pid_t external_pid(struct bench *ctx);
-void external_cpus(struct bench *ctx, long n_cpus, cpu_set_t *allowed);
-void default_paths(struct bench *ctx);
-int query_target(struct bench *ctx);
+void which_rtfd_stop(struct daemon *d);
+int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config);
+const struct rtfd_instance *which_rtfd_instance(struct bench *ctx, const char *name);
+int which_rtfd_kind_rank(const char *kind);
+pid_t which_rtfd_uss_pid(struct bench *ctx);
+void which_rtfd_cpus(struct bench *ctx, long n_cpus, cpu_set_t *allowed);
+void which_rtfd_default_paths(struct bench *ctx);
+int which_rtfd_query(struct bench *ctx);
 
 /* measure.c: the floor, requests, create/change series, attach, memory */
-int pin(pid_t pid, int cpu);
-__attribute__((format(printf, 2, 3))) void note(struct bench *ctx, const char *fmt, ...);
-const char *plural(uint32_t n);
+int bench_pin(pid_t pid, int cpu);
+__attribute__((format(printf, 2, 3))) void bench_note(struct bench *ctx, const char *fmt, ...);
+const char *bench_plural(uint32_t n);
 int measure_rtt(struct bench *ctx);
-bool kind_is(const char *kind, const char *name);
-void series_print_stop(const struct series *se, FILE *f);
-int bench_external(struct bench *ctx);
-int run_private(struct bench *ctx);
+bool bench_kind_is(const char *kind, const char *name);
+void measure_print_stop(const struct series *se, FILE *f);
+int measure_external(struct bench *ctx);
+int measure_private(struct bench *ctx);
 
 /* output.c */
-int plot(struct bench *ctx, json_object *doc);
-json_object *build_json(struct bench *ctx, json_object *doc, const cpu_set_t *allowed);
-void print_header(struct bench *ctx, const cpu_set_t *allowed);
-void print_summary(struct bench *ctx);
-void print_csv(struct bench *ctx);
+int output_plot(struct bench *ctx, json_object *doc);
+json_object *output_json(struct bench *ctx, json_object *doc, const cpu_set_t *allowed);
+void output_header(struct bench *ctx, const cpu_set_t *allowed);
+void output_summary(struct bench *ctx);
+void output_csv(struct bench *ctx);

@@ -6,7 +6,7 @@
  */
 #include "bench.h"
 
-const struct plugin_kind kinds[4] = {
+const struct plugin_kind bench_kinds[4] = {
         { "EDF", "100-100" }, { "RM", "50-89" }, { "FP", "1-89" }, { "RR", "1-89" },
 };
 
@@ -22,7 +22,7 @@ static uint64_t p_of(uint64_t *v, size_t n, double q) {
         return samples_percentile(v, n, q);
 }
 
-int pin(pid_t pid, int cpu) {
+int bench_pin(pid_t pid, int cpu) {
         cpu_set_t set;
 
         if (cpu < 0)
@@ -33,7 +33,7 @@ int pin(pid_t pid, int cpu) {
 }
 
 /* Something not measured, and why: in the text output and the JSON's "notes". */
-__attribute__((format(printf, 2, 3))) void note(struct bench *ctx, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) void bench_note(struct bench *ctx, const char *fmt, ...) {
         va_list ap;
         char *s = NULL;
 
@@ -47,7 +47,7 @@ __attribute__((format(printf, 2, 3))) void note(struct bench *ctx, const char *f
                 free(s);
 }
 
-const char *plural(uint32_t n) {
+const char *bench_plural(uint32_t n) {
         return n == 1 ? "" : "s";
 }
 
@@ -81,7 +81,7 @@ static int rtt_sample(struct bench *ctx, size_t n, uint64_t *ret_p50, uint64_t *
                 close(sv[0]);
                 if (ctx->arg.daemon_cpu < 0)
                         sched_setaffinity(0, sizeof(ctx->echo_cpus), &ctx->echo_cpus);
-                pin(0, ctx->arg.daemon_cpu);
+                bench_pin(0, ctx->arg.daemon_cpu);
                 while (recv(sv[1], buf, sizeof(buf), 0) > 0)
                         if (send(sv[1], buf, rep, 0) < 0)
                                 break;
@@ -191,7 +191,7 @@ static int release_specs(struct bench *ctx, struct rtf_spec *specs, uint32_t n) 
         return 0;
 }
 
-bool kind_is(const char *kind, const char *name) {
+bool bench_kind_is(const char *kind, const char *name) {
         return strcmp(kind, name) == 0;
 }
 
@@ -204,8 +204,8 @@ bool kind_is(const char *kind, const char *name) {
  * rtf-bench does not know gets every parameter.
  */
 static void filler_params(struct bench *ctx, const char *plugin, const char *kind, uint32_t i, struct rtf_params *p) {
-        bool budget = !kind_is(kind, "FP") && !kind_is(kind, "RR");
-        bool priority = !kind_is(kind, "EDF") && !kind_is(kind, "RM");
+        bool budget = !bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR");
+        bool priority = !bench_kind_is(kind, "EDF") && !bench_kind_is(kind, "RM");
 
         *p = (struct rtf_params)RTF_PARAMS_INIT;
         rtf_params_set_scheduler(p, plugin);
@@ -218,8 +218,8 @@ static void filler_params(struct bench *ctx, const char *plugin, const char *kin
 
 /* The request that is timed; `variant` alternates two parameter sets for change. */
 static void probe_params(const char *plugin, const char *kind, int variant, struct rtf_params *p) {
-        bool budget = !kind_is(kind, "FP") && !kind_is(kind, "RR");
-        bool priority = !kind_is(kind, "EDF") && !kind_is(kind, "RM");
+        bool budget = !bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR");
+        bool priority = !bench_kind_is(kind, "EDF") && !bench_kind_is(kind, "RM");
 
         *p = (struct rtf_params)RTF_PARAMS_INIT;
         rtf_params_set_scheduler(p, plugin);
@@ -269,9 +269,9 @@ static int row_add(struct bench *ctx, const struct series *se, uint32_t tasks, u
         return 0;
 }
 
-void series_print_stop(const struct series *se, FILE *f) {
+void measure_print_stop(const struct series *se, FILE *f) {
         fprintf(f, "# %s, %u core%s: stopped with %u task%s admitted (%s): %s: %s\n", se->plugin, se->cores,
-                plural(se->cores), se->stop_tasks, plural(se->stop_tasks), se->stop_step,
+                bench_plural(se->cores), se->stop_tasks, bench_plural(se->stop_tasks), se->stop_step,
                 rtf_strerror(se->stop_result), se->stop_reason[0] ? se->stop_reason : "-");
 }
 
@@ -287,7 +287,7 @@ static int series_stop(struct bench *ctx, struct series *se, uint32_t tasks, con
         se->stop_result = r;
         snprintf(se->stop_reason, sizeof(se->stop_reason), "%s", rtf_last_reason());
         if (!ctx->arg.json && !ctx->arg.csv) {
-                series_print_stop(se, stdout);
+                measure_print_stop(se, stdout);
                 fflush(stdout);
         }
         return 0;
@@ -393,10 +393,10 @@ static int bench_private_config(struct bench *ctx, const struct plugin_kind *kin
         snprintf(config, sizeof(config), "%s %s.so %s 0-%u max_tasks=%u\nset max_specs_per_client %u\n", kind->name,
                  kind->name, kind->range, cores - 1, per_core < 1024 ? 1024 : per_core,
                  per_core < 8192 ? 8192 : per_core);
-        if (daemon_start(ctx, &d, config) < 0)
+        if (which_rtfd_start(ctx, &d, config) < 0)
                 return -1;
         r = run_series(ctx, se, b->fill, &n_fill, b->create, b->change);
-        daemon_stop(&d);                /* rtfd releases everything with the connection */
+        which_rtfd_stop(&d);                /* rtfd releases everything with the connection */
         return r;
 }
 
@@ -463,7 +463,7 @@ static int measure_attach(struct bench *ctx, const char *plugin, const char *kin
 
         rtf_params_set_scheduler(&p, plugin);
         rtf_params_set_period(&p, 10000);
-        if (kind_is(kind, "RM"))
+        if (bench_kind_is(kind, "RM"))
                 rtf_params_set_runtime(&p, 100);
         else
                 rtf_params_set_priority(&p, 10);
@@ -473,7 +473,7 @@ static int measure_attach(struct bench *ctx, const char *plugin, const char *kin
                         return fail_request("rtf_spec_create", r);
                 if ((*ctx->interrupted))
                         return -1;
-                note(ctx, "attach_p50_ns: not measured: %s refused the spec: %s: %s", plugin, rtf_strerror(r),
+                bench_note(ctx, "attach_p50_ns: not measured: %s refused the spec: %s: %s", plugin, rtf_strerror(r),
                      rtf_last_reason());
                 return 0;
         }
@@ -493,7 +493,7 @@ static int measure_attach(struct bench *ctx, const char *plugin, const char *kin
                         }
                         if ((*ctx->interrupted))
                                 break;
-                        note(ctx, "attach_p50_ns: not measured: %s on %s: %s: %s", what, plugin, rtf_strerror(r),
+                        bench_note(ctx, "attach_p50_ns: not measured: %s on %s: %s: %s", what, plugin, rtf_strerror(r),
                              rtf_last_reason());
                         return release_specs(ctx, &s, 1);
                 }
@@ -519,7 +519,7 @@ static void measure_syscalls(struct bench *ctx, pid_t tid, uint64_t *v) {
                 uint64_t t0 = now_ns();
 
                 if (sched_setscheduler(tid, SCHED_FIFO, &fifo) < 0) {
-                        note(ctx, "syscall_p50_ns: not measured: sched_setscheduler(SCHED_FIFO): %m (needs root or "
+                        bench_note(ctx, "syscall_p50_ns: not measured: sched_setscheduler(SCHED_FIFO): %m (needs root or "
                              "RLIMIT_RTPRIO)");
                         break;
                 }
@@ -536,7 +536,7 @@ static void measure_syscalls(struct bench *ctx, pid_t tid, uint64_t *v) {
 
                 v[i] = now_ns() - t0;
                 if (r < 0) {
-                        note(ctx, "sched_setattr_p50_ns: not measured: sched_setattr(SCHED_FIFO): %s", strerror(-r));
+                        bench_note(ctx, "sched_setattr_p50_ns: not measured: sched_setattr(SCHED_FIFO): %s", strerror(-r));
                         break;
                 }
                 rtf_sched_setattr(tid, &other_attr, 0);
@@ -583,7 +583,7 @@ static int measure_uss_full(struct bench *ctx, pid_t pid, const struct fill_targ
         char reason[RTF_REASON_MAX] = "";
 
         if (want == 0) {
-                note(ctx, "uss_full_kib: not measured: --tasks asks for no specifications");
+                bench_note(ctx, "uss_full_kib: not measured: --tasks asks for no specifications");
                 return 0;
         }
         fill = calloc(want, sizeof(*fill));
@@ -611,13 +611,13 @@ static int measure_uss_full(struct bench *ctx, pid_t pid, const struct fill_targ
         if ((*ctx->interrupted)) {
                 r = -1;
         } else if (n < want) {
-                note(ctx, "uss_full_kib: not measured: rtfd took %u specifications, not %u (%s: %s)", n, want,
+                bench_note(ctx, "uss_full_kib: not measured: rtfd took %u specifications, not %u (%s: %s)", n, want,
                      rtf_strerror(refusal), reason);
         } else {
                 int e = proc_uss_kib(pid, &ctx->res.uss_full_kib);
 
                 if (e < 0)
-                        note(ctx, "uss_full_kib: not measured: /proc/%d/smaps_rollup: %s", (int)pid, strerror(-e));
+                        bench_note(ctx, "uss_full_kib: not measured: /proc/%d/smaps_rollup: %s", (int)pid, strerror(-e));
                 ctx->res.uss_full = e == 0;
         }
 out:
@@ -631,7 +631,7 @@ static void measure_uss_idle(struct bench *ctx, pid_t pid) {
         int r = proc_uss_kib(pid, &ctx->res.uss_idle_kib);
 
         if (r < 0)
-                note(ctx, "uss_idle_kib, uss_full_kib: not measured: /proc/%d/smaps_rollup: %s%s", (int)pid, strerror(-r),
+                bench_note(ctx, "uss_idle_kib, uss_full_kib: not measured: /proc/%d/smaps_rollup: %s%s", (int)pid, strerror(-r),
                      r == -EACCES || r == -EPERM ? " (readable as root)" : "");
         ctx->res.uss_idle = r == 0;
 }
@@ -642,17 +642,17 @@ static int bench_private_attach_uss(struct bench *ctx) {
         struct daemon d;
         int r;
 
-        if (daemon_start(ctx, &d, "FP FP.so 1-99 all max_tasks=8192\n") < 0)
+        if (which_rtfd_start(ctx, &d, "FP FP.so 1-99 all max_tasks=8192\n") < 0)
                 return -1;
         measure_uss_idle(ctx, d.pid);
         r = bench_attach(ctx, "FP", "FP");
         if (r == 0 && ctx->res.uss_idle)
                 r = measure_uss_full(ctx, d.pid, &fp, 1);
-        daemon_stop(&d);
+        which_rtfd_stop(&d);
         return r;
 }
 
-int bench_external(struct bench *ctx) {
+int measure_external(struct bench *ctx) {
         const struct rtfd_instance *selected[MAX_PLUGINS];
         struct fill_target fill_order[MAX_PLUGINS];
         const struct rtfd_instance *attach = NULL;
@@ -661,22 +661,22 @@ int bench_external(struct bench *ctx) {
         int n = 0, r = -1;
 
         /* Before the bench holds anything, even a connection. */
-        ctx->uss_pid = external_pid(ctx);
+        ctx->uss_pid = which_rtfd_uss_pid(ctx);
         if (ctx->uss_pid > 0)
                 measure_uss_idle(ctx, ctx->uss_pid);
         for (int i = 0; i < ctx->arg.n_plugins; i++)
-                selected[n++] = instance_named(ctx, ctx->arg.plugins[i]);
+                selected[n++] = which_rtfd_instance(ctx, ctx->arg.plugins[i]);
         if (ctx->arg.n_plugins == 0)
                 for (size_t i = 0; i < ctx->target.n_instances && n < MAX_PLUGINS; i++)
                         selected[n++] = &ctx->target.instances[i];
         for (int rank = 0; rank <= 4; rank++)
                 for (size_t i = 0; i < ctx->target.n_instances && n_fill_order < MAX_PLUGINS; i++)
-                        if (kind_rank(ctx->target.instances[i].kind) == rank)
+                        if (which_rtfd_kind_rank(ctx->target.instances[i].kind) == rank)
                                 fill_order[n_fill_order++] = (struct fill_target){ ctx->target.instances[i].name,
                                                                                    ctx->target.instances[i].kind };
         for (int rank = 0; rank < 3 && !attach; rank++)
                 for (size_t i = 0; i < ctx->target.n_instances && !attach; i++)
-                        if (kind_rank(ctx->target.instances[i].kind) == rank)
+                        if (which_rtfd_kind_rank(ctx->target.instances[i].kind) == rank)
                                 attach = &ctx->target.instances[i];
         setenv("RTF_SOCKET", ctx->arg.socket, 1);
         r = rtf_connect();
@@ -691,7 +691,7 @@ int bench_external(struct bench *ctx) {
         if (bench_external_series(ctx, selected, n, &b) < 0)
                 goto out;
         if (!attach)
-                note(ctx, "attach_p50_ns: not measured: rtfd serves no FP, RR or RM instance (attaching a sleeping "
+                bench_note(ctx, "attach_p50_ns: not measured: rtfd serves no FP, RR or RM instance (attaching a sleeping "
                      "thread to SCHED_DEADLINE and back leaks kernel bandwidth, docs/KERNEL.md)");
         if (bench_attach(ctx, attach ? attach->name : NULL, attach ? attach->kind : NULL) < 0)
                 goto out;
@@ -704,7 +704,7 @@ out:
         return r;
 }
 
-int run_private(struct bench *ctx) {
+int measure_private(struct bench *ctx) {
         struct buffers b = { 0 };
         int r = -1;
 
@@ -714,8 +714,8 @@ int run_private(struct bench *ctx) {
                 const struct plugin_kind *kind = NULL;
 
                 for (size_t k = 0; k < 4; k++)
-                        if (kinds[k].name == ctx->arg.plugins[i])
-                                kind = &kinds[k];
+                        if (bench_kinds[k].name == ctx->arg.plugins[i])
+                                kind = &bench_kinds[k];
                 for (int c = 0; c < ctx->arg.n_cores && !(*ctx->interrupted); c++)
                         if (bench_private_config(ctx, kind, ctx->arg.cores[c], &b) < 0)
                                 goto out;

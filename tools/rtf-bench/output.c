@@ -14,7 +14,7 @@ static const char *plot_python(void) {
         return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 }
 
-int plot(struct bench *ctx, json_object *doc) {
+int output_plot(struct bench *ctx, json_object *doc) {
         char dir[] = "/tmp/rtf-bench-plot-XXXXXX", data[64], cmd[1024];
         const char *script = getenv("RTF_PLOT_SCRIPT_BENCH");
         int r;
@@ -112,7 +112,7 @@ static json_object *json_kib_or_null(bool known, long v) {
         return known ? json_object_new_int64(v) : NULL;
 }
 
-json_object *build_json(struct bench *ctx, json_object *doc, const cpu_set_t *allowed) {
+json_object *output_json(struct bench *ctx, json_object *doc, const cpu_set_t *allowed) {
         json_object *jrows = json_object_new_array(), *p = json_object_new_object(), *notes;
 
         for (size_t i = 0; i < ctx->res.n_rows; i++) {
@@ -170,7 +170,7 @@ json_object *build_json(struct bench *ctx, json_object *doc, const cpu_set_t *al
         return doc;
 }
 
-void print_header(struct bench *ctx, const cpu_set_t *allowed) {
+void output_header(struct bench *ctx, const cpu_set_t *allowed) {
         if (ctx->arg.mode == MODE_PRIVATE) {
                 printf("# %s %s: private rtfd %s, client on CPU %d, rtfd on CPU %d, %u samples per point\n", TOOL,
                        RTF_VERSION, ctx->arg.rtfd, ctx->arg.client_cpu, ctx->arg.daemon_cpu, ctx->arg.samples);
@@ -192,7 +192,7 @@ void print_header(struct bench *ctx, const cpu_set_t *allowed) {
                         const struct rtfd_instance *in = &ctx->target.instances[i];
 
                         printf("# instance %s (%s): %u core%s, %u task%s held, utilisation %.3f\n", in->name,
-                               in->kind, in->n_cpus, plural(in->n_cpus), in->tasks, plural(in->tasks),
+                               in->kind, in->n_cpus, bench_plural(in->n_cpus), in->tasks, bench_plural(in->tasks),
                                in->utilization);
                 }
         }
@@ -216,7 +216,7 @@ static void print_opt_kib(const char *what, bool known, long kib) {
                 printf("- %s", what);
 }
 
-void print_summary(struct bench *ctx) {
+void output_summary(struct bench *ctx) {
         printf("# attach (rtf_spec_attach%s%s): ", ctx->res.attach ? ", " : "", ctx->res.attach ? ctx->res.attach_plugin : "");
         print_opt_us("p50", ctx->res.attach, ctx->res.attach_p50);
         print_opt_us(", p99", ctx->res.attach, ctx->res.attach_p99);
@@ -235,7 +235,7 @@ void print_summary(struct bench *ctx) {
         printf("\n");
 }
 
-void print_csv(struct bench *ctx) {
+void output_csv(struct bench *ctx) {
         printf("# mode=%s socket=%s\n", ctx->arg.mode == MODE_PRIVATE ? "private" : "external",
                ctx->arg.mode == MODE_EXTERNAL ? ctx->arg.socket : "-");
         printf("# rtt_p50_ns=%" PRIu64, ctx->res.rtt_p50);
@@ -252,7 +252,7 @@ void print_csv(struct bench *ctx) {
         printf("\n");
         for (size_t i = 0; i < ctx->res.n_series; i++)
                 if (ctx->res.series[i].stopped)
-                        series_print_stop(&ctx->res.series[i], stdout);
+                        measure_print_stop(&ctx->res.series[i], stdout);
         for (size_t i = 0; i < ctx->res.n_notes; i++)
                 printf("# note: %s\n", ctx->res.notes[i]);
         printf("plugin,cores,tasks,samples,create_p50_ns,create_p99_ns,change_p50_ns,change_p99_ns,rtt_p50_ns\n");

@@ -131,7 +131,7 @@ static int split_plugins(struct bench *ctx, char *list) {
 static int check_private_plugins(struct bench *ctx) {
         if (ctx->arg.n_plugins == 0) {
                 for (size_t i = 0; i < 4; i++)
-                        ctx->arg.plugins[i] = kinds[i].name;
+                        ctx->arg.plugins[i] = bench_kinds[i].name;
                 ctx->arg.n_plugins = 4;
                 return 0;
         }
@@ -139,8 +139,8 @@ static int check_private_plugins(struct bench *ctx) {
                 bool known = false;
 
                 for (size_t i = 0; i < 4 && !known; i++)
-                        if (strcasecmp(ctx->arg.plugins[j], kinds[i].name) == 0) {
-                                ctx->arg.plugins[j] = kinds[i].name;
+                        if (strcasecmp(ctx->arg.plugins[j], bench_kinds[i].name) == 0) {
+                                ctx->arg.plugins[j] = bench_kinds[i].name;
                                 known = true;
                         }
                 if (!known) {
@@ -347,11 +347,11 @@ int main(int argc, char *argv[]) {
                                         "(or measure a running rtfd: --socket PATH)\n");
                         return EXIT_FAILURE;
                 }
-                default_paths(ctx);
+                which_rtfd_default_paths(ctx);
         } else {
-                if (query_target(ctx) < 0)
+                if (which_rtfd_query(ctx) < 0)
                         return EXIT_FAILURE;
-                external_cpus(ctx, n_cpus, &allowed);
+                which_rtfd_cpus(ctx, n_cpus, &allowed);
         }
         doc = envelope_new(TOOL, argc, argv);
         sigaction(SIGINT, &sa, NULL);
@@ -366,7 +366,7 @@ int main(int argc, char *argv[]) {
                 if (hint_fd < 0 || write(hint_fd, &ctx->arg.hint_us, sizeof(ctx->arg.hint_us)) != sizeof(ctx->arg.hint_us))
                         fprintf(stderr, TOOL ": warning: cannot hold /dev/cpu_dma_latency: %m\n");
         }
-        pin(0, ctx->arg.client_cpu);
+        bench_pin(0, ctx->arg.client_cpu);
 
         r = measure_rtt(ctx);
         if (r < 0) {
@@ -376,28 +376,28 @@ int main(int argc, char *argv[]) {
         if ((*ctx->interrupted))
                 goto out;
         if (!ctx->arg.json && !ctx->arg.csv)
-                print_header(ctx, &allowed);
-        r = ctx->arg.mode == MODE_PRIVATE ? run_private(ctx) : bench_external(ctx);
+                output_header(ctx, &allowed);
+        r = ctx->arg.mode == MODE_PRIVATE ? measure_private(ctx) : measure_external(ctx);
         if (ctx->res.throttled)
-                note(ctx, "rtfd's rate limit for non-root connections (max_requests_per_sec) refused %" PRIu64
+                bench_note(ctx, "rtfd's rate limit for non-root connections (max_requests_per_sec) refused %" PRIu64
                      " requests; each was asked again %d ms later, and only accepted attempts are timed",
                      ctx->res.throttled, THROTTLE_WAIT_US / 1000);
         rc = r == 0 && !(*ctx->interrupted) ? EXIT_SUCCESS : EXIT_FAILURE;
 out:
         if (hint_fd >= 0)
                 close(hint_fd);
-        build_json(ctx, doc, &allowed);
-        if (ctx->arg.plot && rc == EXIT_SUCCESS && plot(ctx, doc) < 0)
+        output_json(ctx, doc, &allowed);
+        if (ctx->arg.plot && rc == EXIT_SUCCESS && output_plot(ctx, doc) < 0)
                 rc = EXIT_FAILURE;
         envelope_finish(doc, rc);
         if (ctx->arg.json) {
                 printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
                                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
         } else if (ctx->arg.csv) {
-                print_csv(ctx);
+                output_csv(ctx);
         } else {
                 if (rc == EXIT_SUCCESS)
-                        print_summary(ctx);
+                        output_summary(ctx);
                 for (size_t i = 0; i < ctx->res.n_notes; i++)
                         printf("# note: %s\n", ctx->res.notes[i]);
                 if ((*ctx->interrupted))

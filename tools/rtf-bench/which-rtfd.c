@@ -16,7 +16,7 @@ static int write_text(const char *path, const char *text) {
         return chmod(path, 0644) < 0 ? -errno : 0;
 }
 
-void daemon_stop(struct daemon *d) {
+void which_rtfd_stop(struct daemon *d) {
         char path[192];
 
         rtf_disconnect();
@@ -33,7 +33,7 @@ void daemon_stop(struct daemon *d) {
         d->dir[0] = '\0';
 }
 
-int daemon_start(struct bench *ctx, struct daemon *d, const char *config) {
+int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config) {
         char conf[128], acl[128], state[128], log[128], cpuset[128];
         char *argv[20];
         int n = 0, r;
@@ -81,7 +81,7 @@ int daemon_start(struct bench *ctx, struct daemon *d, const char *config) {
                         goto fail;
                 }
                 if (access(d->socket, F_OK) == 0 && rtf_connect() == RTF_OK) {
-                        pin(d->pid, ctx->arg.daemon_cpu);
+                        bench_pin(d->pid, ctx->arg.daemon_cpu);
                         return 0;
                 }
                 usleep(10000);
@@ -99,11 +99,11 @@ fail:
                 if (f)
                         fclose(f);
         }
-        daemon_stop(d);
+        which_rtfd_stop(d);
         return r;
 }
 
-const struct rtfd_instance *instance_named(struct bench *ctx, const char *name) {
+const struct rtfd_instance *which_rtfd_instance(struct bench *ctx, const char *name) {
         for (size_t i = 0; i < ctx->target.n_instances; i++)
                 if (strcasecmp(ctx->target.instances[i].name, name) == 0)
                         return &ctx->target.instances[i];
@@ -111,26 +111,26 @@ const struct rtfd_instance *instance_named(struct bench *ctx, const char *name) 
 }
 
 /* Rank for attach and the USS fill: fixed priorities first (no bandwidth), DEADLINE never for attach. */
-int kind_rank(const char *kind) {
+int which_rtfd_kind_rank(const char *kind) {
         static const char *const order[] = { "FP", "RR", "RM" };
 
         for (int i = 0; i < 3; i++)
-                if (kind_is(kind, order[i]))
+                if (bench_kind_is(kind, order[i]))
                         return i;
-        return kind_is(kind, "EDF") ? 4 : 3;
+        return bench_kind_is(kind, "EDF") ? 4 : 3;
 }
 
 /* The process whose USS is rtfd's: SO_PEERCRED's, unless --daemon-pid or it is not rtfd. */
-pid_t external_pid(struct bench *ctx) {
+pid_t which_rtfd_uss_pid(struct bench *ctx) {
         if (ctx->arg.daemon_pid > 0)
                 return ctx->arg.daemon_pid;
         if (ctx->target.pid <= 0) {
-                note(ctx, "uss_idle_kib, uss_full_kib: not measured: the kernel did not tell the pid of the socket's "
+                bench_note(ctx, "uss_idle_kib, uss_full_kib: not measured: the kernel did not tell the pid of the socket's "
                      "listener (another pid namespace?); --daemon-pid PID names it");
                 return 0;
         }
         if (strcmp(ctx->target.comm, "rtfd") != 0) {
-                note(ctx, "uss_idle_kib, uss_full_kib: not measured: the socket's listener is pid %d \"%s\", not rtfd "
+                bench_note(ctx, "uss_idle_kib, uss_full_kib: not measured: the socket's listener is pid %d \"%s\", not rtfd "
                      "(socket activation?); --daemon-pid PID names rtfd", (int)ctx->target.pid, ctx->target.comm);
                 return 0;
         }
@@ -142,7 +142,7 @@ pid_t external_pid(struct bench *ctx) {
  * (one CPU if rtfd is pinned, and then the client another), so that it is
  * placed as rtfd is.
  */
-void external_cpus(struct bench *ctx, long n_cpus, cpu_set_t *allowed) {
+void which_rtfd_cpus(struct bench *ctx, long n_cpus, cpu_set_t *allowed) {
         pid_t pid = ctx->arg.daemon_pid > 0 ? ctx->arg.daemon_pid : ctx->target.pid;
 
         CPU_ZERO(allowed);
@@ -164,7 +164,7 @@ void external_cpus(struct bench *ctx, long n_cpus, cpu_set_t *allowed) {
 }
 
 /* The build tree's rtfd and plugins when this binary runs from the build tree. */
-void default_paths(struct bench *ctx) {
+void which_rtfd_default_paths(struct bench *ctx) {
         static char rtfd[PATH_MAX + 32];
         char self[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -191,7 +191,7 @@ void default_paths(struct bench *ctx) {
 }
 
 /* The external rtfd's STATUS, and --plugins checked against its instances. */
-int query_target(struct bench *ctx) {
+int which_rtfd_query(struct bench *ctx) {
         int r = rtfd_info_query(ctx->arg.socket, &ctx->target);
 
         if (r < 0) {
@@ -204,7 +204,7 @@ int query_target(struct bench *ctx) {
                 return -1;
         }
         for (int i = 0; i < ctx->arg.n_plugins; i++) {
-                const struct rtfd_instance *in = instance_named(ctx, ctx->arg.plugins[i]);
+                const struct rtfd_instance *in = which_rtfd_instance(ctx, ctx->arg.plugins[i]);
 
                 if (!in) {
                         fprintf(stderr, TOOL ": rtfd at %s serves no instance \"%s\"; it serves", ctx->arg.socket,
