@@ -146,7 +146,7 @@ def tool_env(d):
     return dict(os.environ, RTF_SOCKET=d.socket)
 
 
-@pytest.mark.parametrize("name", ["rtf-latency", "rtf-bench"])
+@pytest.mark.parametrize("name", ["rtf-latency", "rtf-bench", "rtf-budget"])
 def test_tools_help_and_version(build, name):
     t = tool(build, name)
     r = subprocess.run([t, "--help"], capture_output=True, text=True, timeout=TIMEOUT)
