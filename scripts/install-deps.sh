@@ -12,6 +12,7 @@ packages=(
     util-linux procps                 # setpriv, runuser, ps
     qemu-system-x86                   # boots the bare-machine image (rtf-bare) in its tests
     grub-pc-bin xorriso mtools isolinux syslinux-common  # ... and through GRUB and ISOLINUX
+    bash-completion man-db binutils   # test_install.py: completion, man pages, readelf
 )
 
 missing=()

@@ -56,7 +56,15 @@ class Churn:
         if r.random() < 0.5:
             first = f"create a priority={r.randint(1, 99)} plugin=FP"
         else:
-            first = f"create a period=100000 runtime={r.randint(2, 1000)} plugin=EDF"
+            # At least 100 us per 100 ms: a killed process's last thread tears
+            # down its address space (~0.8 ms of CPU under ASan, ~0.2 ms plain)
+            # inside its DEADLINE reservation, and the kernel's CBS throttles
+            # it there like any job.  With 2 us per 100 ms the client took up
+            # to 39 s to die (ASan; 9 s plain), longer than the test waits;
+            # rtfd cannot help, since the socket that tells it the client is
+            # gone closes only after the teardown (do_exit: exit_mm before
+            # exit_files).
+            first = f"create a period=100000 runtime={r.randint(100, 1000)} plugin=EDF"
         return ["connect", "thread t", first, "attach a thread:t",
                 # Another process's thread: only FP, so that demoting it (a sleeping
                 # thread) never costs the kernel DEADLINE bandwidth (PLATFORM.md).

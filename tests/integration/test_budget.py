@@ -144,18 +144,50 @@ def test_rtai_example_runs(build, daemon):
     assert daemon.tasks() == []
 
 
+TRACEFS = "/sys/kernel/tracing"
+
+
+def _kernel_has_tracefs():
+    with open("/proc/filesystems") as f:
+        return any(line.split()[-1] == "tracefs" for line in f if line.strip())
+
+
+def in_tracefs_state(mounted, command):
+    """`command` in a private mount namespace where tracefs is (or is not)
+    mounted at /sys/kernel/tracing, whatever the machine has: a fresh boot
+    has it unmounted, a developer's machine often mounted.  The machine's
+    own mounts are left alone.  After the command, the shell reports a
+    tracefs mount left behind."""
+    if mounted:
+        setup = f"mountpoint -q {TRACEFS} || mount -t tracefs tracefs {TRACEFS} || exit 90"
+    else:
+        setup = f"while mountpoint -q {TRACEFS}; do umount -l {TRACEFS} || exit 90; done"
+    script = (f'{setup}\n"$@"\nrc=$?\n'
+              f'if [ "$rc" = 0 ] && mountpoint -q {TRACEFS}; then echo "tracefs is mounted after the run" >&2; fi\n'
+              'exit $rc\n')
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] + command
+
+
 @pytest.mark.deadline
 def test_rtf_budget_json_short_run(build, rtfd):
     exe = _exe(build, "tools", "rtf-budget", "rtf-budget")
     d = rtfd(GLOBAL)
-    r = subprocess.run([exe, "--json", "--periods", "20", "--duration-ms", "50"],
+    # As root, rtf-budget mounts tracefs itself where it is not mounted (a fresh
+    # machine), and unmounts it at the end.
+    mounted_before = os.path.ismount(TRACEFS)
+    r = subprocess.run(in_tracefs_state(False, [exe, "--json", "--periods", "20", "--duration-ms", "50"]),
                        env=dict(os.environ, RTF_SOCKET=d.socket), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr + d.log()
+    assert "tracefs is mounted after the run" not in r.stderr
+    assert os.path.ismount(TRACEFS) == mounted_before, "the machine's tracefs mount changed"
     doc = json.loads(r.stdout)
-    assert doc["tool"] == "rtf-budget" and doc["version"]
+    # the envelope every tool writes (tools/common/envelope.c)
+    assert (doc["tool"], doc["file_version"]) == ("rtf-budget", 1) and doc["tool_version"]
+    assert doc["cmdline"].startswith(exe + " --json") and doc["kernel"]["release"] == os.uname().release
+    assert doc["start_time"] <= doc["end_time"] and doc["start_time"].endswith("Z") and doc["return_code"] == 0
     assert doc["overhead"]["expirations"] > 0
     assert doc["overhead"]["average_ns"] <= doc["overhead"]["max_ns"]
-    traced = os.access("/sys/kernel/tracing/instances", os.W_OK)
+    traced = _kernel_has_tracefs()
     for mode in ("hard", "soft"):
         # as root with tracefs, boundaries are split by the kernel's sched_switch record
         assert doc["precision"][mode]["measurement"] == ("sched_switch" if traced else "self")
@@ -181,8 +213,9 @@ def test_rtf_budget_json_short_run(build, rtfd):
             assert sum(b["count"] for b in dist["histogram"]) == t["periods"]
     assert d.tasks() == []
     if traced:
-        assert not [i for i in os.listdir("/sys/kernel/tracing/instances") if i.startswith("rtf-budget-")], \
-            "tracefs instance left behind"
+        r = subprocess.run(in_tracefs_state(True, ["ls", f"{TRACEFS}/instances"]), capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert not [i for i in r.stdout.split() if i.startswith("rtf-budget-")], "tracefs instance left behind"
 
 
 def test_rtf_budget_no_trace_splits_by_the_tasks_own_clocks(build, rtfd):
@@ -325,18 +358,26 @@ def test_rtf_budget_plot_without_matplotlib(build, rtfd, tmp_path):
     assert d.tasks() == []
 
 
-def test_rtf_budget_as_an_unprivileged_user(build, rtfd, users, tmp_path):
+@pytest.mark.parametrize("tracefs", ["unmounted", "mounted"])
+def test_rtf_budget_as_an_unprivileged_user(build, rtfd, users, tmp_path, tracefs):
     """Without root: the tasks still start (their stacks fit RLIMIT_MEMLOCK under
     mlockall), the policy admits them, and boundaries are split by the tasks'
-    own clocks since tracefs is root's."""
+    own clocks since tracefs is root's; rtf-budget says so whether tracefs is
+    mounted (a developer's machine) or not (a fresh boot)."""
     carol = users["carol"]
     d = start_with_policy(rtfd, tmp_path, GLOBAL, "rtf-carol - max_priority 99\n")
-    r = subprocess.run(carol.setpriv() + ["env", f"RTF_SOCKET={d.socket}", _exe(build, "tools", "rtf-budget", "rtf-budget"),
-                                          "--json", "--mode", "soft", "--periods", "10", "--duration-ms", "20"],
-                       capture_output=True, text=True, timeout=120)
+    command = carol.setpriv() + ["env", f"RTF_SOCKET={d.socket}", _exe(build, "tools", "rtf-budget", "rtf-budget"),
+                                 "--json", "--mode", "soft", "--periods", "10", "--duration-ms", "20"]
+    if tracefs == "mounted" and not _kernel_has_tracefs():
+        pytest.skip("this kernel has no tracefs")
+    r = subprocess.run(in_tracefs_state(tracefs == "mounted", command), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr + d.log()
     soft = json.loads(r.stdout)["precision"]["soft"]
-    assert soft["measurement"] == "self" and "tracefs needs root" in r.stderr
+    assert soft["measurement"] == "self"
+    why = {"unmounted": "tracefs needs root (it is not mounted at /sys/kernel/tracing; "
+                        "rtf-budget run as root mounts it for the run)",
+           "mounted": "tracefs needs root (it is mounted at /sys/kernel/tracing, writable by root only)"}[tracefs]
+    assert r.stderr.count("no sched_switch record") == 1 and why in r.stderr, r.stderr
     assert [t["periods"] for t in soft["tasks"]] == [10] * 4
     assert f"audit: uid {carol.uid}" in d.log()
     assert d.tasks() == []

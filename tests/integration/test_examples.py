@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from rtfit import GLOBAL, PARTITIONED
+from rtfit import GLOBAL, PARTITIONED, SRC_DIR
 
 
 @pytest.mark.deadline
@@ -26,3 +26,21 @@ def test_listing1_runs(rtfd, build, config):
     assert "granted:" in r.stdout and "plugin EDF" in r.stdout, r.stdout
     # It released its spec before exiting.
     assert d.tasks() == []
+
+
+@pytest.mark.deadline
+def test_demo_shows_an_unprivileged_user_under_a_policy(build):
+    """scripts/demo.sh, the README's first command, on the tests' build: the
+    task of rtf-demo (a user without privileges) runs under SCHED_DEADLINE
+    as the kernel reports it, and a second one beyond the policy is refused."""
+    demo = os.path.join(SRC_DIR, "scripts", "demo.sh")
+    r = subprocess.run(["bash", demo], env=dict(os.environ, BUILD_DIR=os.path.abspath(build.path)),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    uid = subprocess.run(["id", "-u", "rtf-demo"], capture_output=True, text=True, check=True).stdout.strip()
+    assert uid != "0"
+    out = r.stdout
+    assert "current scheduling policy: SCHED_DEADLINE|SCHED_RESET_ON_FORK" in out, out
+    assert "runtime/deadline/period parameters: 2000000/10000000/10000000" in out, out
+    assert "granted:   plugin EDF" in out and "ran:       100 jobs" in out, out
+    assert "max_utilization 0.25 (acl.conf:1)" in out and f"audit: uid {uid}" in out, out

@@ -122,7 +122,7 @@ SIDE = {"samples": int, "min_ns": int, "avg_ns": int, "p50_ns": int, "p99_ns": i
 LATENCY = dict(ENVELOPE, parameters={"period_us": int, "priority": int, "plugin": str, "cpu": int,
                                      "duration_s": NUM, "mlockall": bool},
                rtf=SIDE)
-BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_4096_kib=int,
+BENCH = dict(ENVELOPE, rtt_p50_ns=int, attach_p50_ns=int, syscall_p50_ns=int, uss_idle_kib=int, uss_full_kib=int,
              rows=[{"plugin": str, "cores": int, "tasks": int, "create_p50_ns": int, "change_p50_ns": int,
                     "rtt_p50_ns": int, "create_ratio": NUM, "change_ratio": NUM}])
 OPT_INT = (int, type(None))
@@ -146,7 +146,7 @@ def tool_env(d):
     return dict(os.environ, RTF_SOCKET=d.socket)
 
 
-@pytest.mark.parametrize("name", ["rtf-latency", "rtf-bench"])
+@pytest.mark.parametrize("name", ["rtf-latency", "rtf-bench", "rtf-budget"])
 def test_tools_help_and_version(build, name):
     t = tool(build, name)
     r = subprocess.run([t, "--help"], capture_output=True, text=True, timeout=TIMEOUT)
@@ -201,6 +201,80 @@ def test_rtf_latency_compare_cyclictest(build, rtfd):
                            ratio_max=NUM))
     assert doc["rtf"]["samples"] > 0 and doc["cyclictest"]["samples"] > 0
     assert doc["ratio_avg"] > 0
+
+
+def test_rtf_latency_compare_as_a_user_says_cyclictest_needs_root(build, rtfd, users):
+    """Said before anything is measured, with the reason, and no file named
+    that is gone by the time the user looks."""
+    d = rtfd(FP_ALL)
+    r = subprocess.run(users["carol"].setpriv() + ["env", f"RTF_SOCKET={d.socket}", tool(build, "rtf-latency"),
+                                                   "--duration", "2", "--compare", "cyclictest"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "--compare cyclictest needs root" in r.stderr, r.stderr
+    assert "its output is in" not in r.stderr and r.stdout == "", r.stdout + r.stderr
+    assert "audit:" not in d.log(), "it asked rtfd for a reservation first"
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_rtf_latency_refused_reservation_prints_the_reason_and_no_summary(build, rtfd, users, tmp_path,
+                                                                         json_output):
+    """carol may ask for priorities up to 50 only: the default 90 is refused."""
+    d = start_with_policy(rtfd, tmp_path, FP_ALL, "rtf-carol FP max_priority 50\n")
+    r = subprocess.run(users["carol"].setpriv() + ["env", f"RTF_SOCKET={d.socket}", tool(build, "rtf-latency"),
+                                                   "--duration", "1"] + (["--json"] if json_output else []),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "rtfd refused the reservation" in r.stderr and "max_priority 50" in r.stderr, r.stderr
+    if json_output:
+        doc = json.loads(r.stdout)
+        assert doc["return_code"] == 1 and "max_priority 50" in doc["error"], doc
+    else:
+        assert "RTS|" not in r.stdout and "samples" not in r.stdout, r.stdout
+
+
+def test_rtf_latency_says_when_the_priority_was_lowered(build, rtfd):
+    d = rtfd("FP FP.so 1-89 all\n")
+    doc = run_json([tool(build, "rtf-latency"), "--loops", "50", "--json"], tool_env(d))
+    assert (doc["parameters"]["priority_requested"], doc["parameters"]["priority"]) == (90, 89)
+    r = subprocess.run([tool(build, "rtf-latency"), "--loops", "50", "-q"], capture_output=True, text=True,
+                       env=tool_env(d), timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "granted priority 89 where 90 was asked" in r.stderr, r.stderr
+
+
+def _plot_module(name):
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot", name)
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_latency_plot_bins_are_log_spaced_and_leave_empty_stretches_empty():
+    """Most samples below 10 us and one at 9.5 ms: three decades in ~60
+    bins, every sample counted once, and nothing drawn between 10 us and
+    9.5 ms (a line at count 1 across the gap looked like samples there)."""
+    plot = _plot_module("plot-latency.py")
+    edges, counts = plot.log_bins([[3, 10], [4, 100], [5, 50], [6, 7], [9500, 1]])
+    assert len(counts) == len(edges) - 1 and 40 <= len(counts) <= 80, len(counts)
+    assert all(b - a >= 1 for a, b in zip(edges, edges[1:]))
+    assert sum(c for c in counts if c) == 168
+    drawn = [(edges[i], c) for i, c in enumerate(counts) if c is not None]
+    assert drawn == [(3, 10), (4, 100), (5, 50), (6, 7), (edges[len(counts) - 1], 1)], drawn
+    assert edges[len(counts) - 1] <= 9500 < edges[-1]
+    doc = {"tool": "rtf-latency", "parameters": {"period_us": 1000, "plugin": "FP", "priority": 90, "cpu": 1,
+                                                 "load": None}}
+    assert plot.title(doc).endswith("no --load") and "idle" not in plot.title(doc)
+    doc["parameters"]["load"] = "cpu"
+    assert plot.title(doc).endswith("--load cpu")
+
+
+def test_bench_plot_ticks_at_the_measured_task_counts():
+    plot = _plot_module("plot-bench.py")
+    doc = {"rows": [{"tasks": t} for t in (0, 16, 64, 0, 16, 64, 256)]}
+    assert plot.task_ticks(doc) == [0, 16, 64, 256]
 
 
 def processes_in_group(pgid):
@@ -272,7 +346,8 @@ def test_rtf_bench_json(build):
     keys = {(r["plugin"], r["cores"], r["tasks"]) for r in doc["rows"]}
     assert keys == {(p, 1, t) for p in ("FP", "EDF", "RM") for t in (0, 16)}
     assert all(s["complete"] and s["stopped"] is None for s in doc["series"])
-    assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_specs"] == 16          # the largest --tasks, not a fixed 4096
     for r in doc["rows"]:           # each point next to its own floor
         assert r["rtt_p50_ns"] > 0
         assert abs(r["create_ratio"] - r["create_p50_ns"] / r["rtt_p50_ns"]) < 0.002
@@ -327,7 +402,7 @@ def test_rtf_bench_external_json(build, rtfd):
     assert [(s["plugin"], s["complete"], s["stopped"]) for s in doc["series"]] == \
         [("FP", True, None), ("EDF", True, None)]
     assert doc["attach_plugin"] == "FP"
-    assert doc["uss_4096_kib"] >= doc["uss_idle_kib"] > 0
+    assert doc["uss_full_kib"] >= doc["uss_idle_kib"] > 0
     assert doc["notes"] == []
     assert doc["parameters"]["rtfd"] is None
     assert_nothing_left(d)
@@ -345,7 +420,7 @@ def test_rtf_bench_external_limits_stop_a_series(build, rtfd):
     d = rtfd("FP FP.so 1-99 0 max_tasks=5\nEDF EDF.so 100-100 all\nset max_specs_per_client 24\n")
     r = bench_external(build, d, "--json", "--tasks", "0,4,16,64", "--samples", "10")
     doc = json.loads(r.stdout)
-    check_schema(doc, dict(BENCH_EXTERNAL, uss_4096_kib=type(None)))
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_full_kib=type(None)))
     assert doc["return_code"] == 0
     keys = {(r["plugin"], r["tasks"]) for r in doc["rows"]}
     assert keys == {("FP", 0), ("FP", 4), ("EDF", 0), ("EDF", 4), ("EDF", 16)}
@@ -357,7 +432,7 @@ def test_rtf_bench_external_limits_stop_a_series(build, rtfd):
     assert (edf["plugin"], edf["stopped"]["tasks"], edf["stopped"]["step"]) == ("EDF", 24, "filling")
     assert edf["stopped"]["result"] == -errno.EUSERS and "max_specs_per_client" in edf["stopped"]["reason"], edf
     assert isinstance(doc["uss_idle_kib"], int)
-    assert any(n.startswith("uss_4096_kib: not measured") and "max_specs_per_client" in n for n in doc["notes"])
+    assert any(n.startswith("uss_full_kib: not measured") and "max_specs_per_client" in n for n in doc["notes"])
     assert isinstance(doc["attach_p50_ns"], int)
     assert_nothing_left(d)
     # The same in text and CSV: one # line per stopped series.
@@ -378,7 +453,7 @@ def test_rtf_bench_external_unprivileged(build, rtfd, tmp_path, users):
     d = start_with_policy(rtfd, tmp_path, FP_ALL + "set max_specs_per_uid 20\n", "rtf-carol - max_priority 99\n")
     r = bench_external(build, d, "--json", "--tasks", "0,16,64", "--samples", "10", prefix=carol.setpriv())
     doc = json.loads(r.stdout)
-    check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_4096_kib=type(None),
+    check_schema(doc, dict(BENCH_EXTERNAL, uss_idle_kib=type(None), uss_full_kib=type(None),
                            syscall_p50_ns=type(None)))
     assert doc["return_code"] == 0
     assert {r["tasks"] for r in doc["rows"]} == {0, 16}

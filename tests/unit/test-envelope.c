@@ -25,6 +25,9 @@ int main(void) {
         CHECK(json_object_object_get_ex(o, "kernel", &v) && json_object_object_get_ex(v, "release", NULL));
         CHECK(json_object_object_get_ex(o, "start_time", NULL));
         CHECK(!json_object_object_get_ex(o, "end_time", NULL));
+        envelope_set_start_time(o, &t);
+        CHECK(json_object_object_get_ex(o, "start_time", &v) &&
+              strcmp(json_object_get_string(v), "2026-11-18T11:06:40.123Z") == 0);
         envelope_finish(o, 3);
         CHECK(json_object_object_get_ex(o, "end_time", NULL));
         CHECK(json_object_object_get_ex(o, "return_code", &v) && json_object_get_int(v) == 3);

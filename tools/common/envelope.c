@@ -67,6 +67,13 @@ json_object *envelope_new(const char *tool, int argc, char *const argv[]) {
         return o;
 }
 
+void envelope_set_start_time(json_object *o, const struct timespec *t) {
+        char buf[64];
+
+        envelope_format_time(t, buf, sizeof(buf));
+        json_object_object_add(o, "start_time", json_object_new_string(buf));
+}
+
 void envelope_finish(json_object *o, int return_code) {
         add_time(o, "end_time");
         json_object_object_add(o, "return_code", json_object_new_int(return_code));

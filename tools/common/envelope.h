@@ -14,6 +14,8 @@
 
 /* A new object with file_version, tool, tool_version, cmdline, kernel, start_time. */
 json_object *envelope_new(const char *tool, int argc, char *const argv[]);
+/* Replace start_time: for a tool that builds its document after measuring. */
+void envelope_set_start_time(json_object *o, const struct timespec *t);
 /* Add end_time and return_code. */
 void envelope_finish(json_object *o, int return_code);
 /* ISO 8601 UTC ("2026-11-22T10:11:12.345Z") of a CLOCK_REALTIME time, pure. */

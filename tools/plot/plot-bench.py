@@ -15,8 +15,15 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 except ImportError:
-    sys.exit("plot-bench.py: python3-matplotlib is not installed (apt-get install python3-matplotlib)")
+    if __name__ == "__main__":
+        sys.exit("plot-bench.py: python3-matplotlib is not installed (apt-get install python3-matplotlib)")
+
+
+def task_ticks(doc):
+    """The task counts measured: the x ticks (a log axis would put them at 0 and 10 only)."""
+    return sorted({row["tasks"] for row in doc["rows"]})
 
 
 def figure(doc, key, title, out):
@@ -35,6 +42,10 @@ def figure(doc, key, title, out):
     ax.set_ylabel(f"{title} p50 (us)")
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
+    ticks = task_ticks(doc)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     which = f" (rtfd at {doc['socket']})" if doc.get("mode") == "external" else ""
     ax.set_title(f"rtf-bench: {title} latency{which}")
     ax.legend(fontsize=8)

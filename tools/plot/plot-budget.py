@@ -84,7 +84,7 @@ def main():
     for row in range(rows):
         axes[row][0].set_ylabel("budget rate (%)")
     fig.suptitle(f"{doc.get('tool', 'rtf-budget')}: budget rate per period (received / assigned CPU time),"
-                 f"{' ' if len(modes) > 1 else chr(10)}kernel {doc.get('kernel', '?')}", fontsize=11)
+                 f"{' ' if len(modes) > 1 else chr(10)}kernel {doc.get('kernel', {}).get('release', '?')}", fontsize=11)
     fig.tight_layout()
     try:
         fig.savefig(sys.argv[2], dpi=100)

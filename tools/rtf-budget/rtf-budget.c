@@ -38,6 +38,7 @@
 
 #include "rtf/rtf.h"
 #include "rtf-config.h"
+#include "envelope.h"
 #include "sched-trace.h"
 
 #define NS_PER_US 1000LL
@@ -454,7 +455,8 @@ static void usage(FILE *f) {
                 "                          rate per period, one panel per task and mode, +-5 %% band\n"
                 "                          (python3-matplotlib; the format follows the extension)\n"
                 "      --no-trace          split window boundaries by each task's own clock only, even\n"
-                "                          when the kernel's sched_switch record is available\n"
+                "                          when the kernel's sched_switch record is available (root:\n"
+                "                          tracefs, mounted at /sys/kernel/tracing for the run if needed)\n"
                 "  -h, --help              this text\n"
                 "      --version           the version\n\n"
                 "rtfd is reached at $RTF_SOCKET (default " RTF_DEFAULT_SOCKET ").\n"
@@ -488,9 +490,10 @@ int main(int argc, char **argv) {
         uint64_t expirations = 0, total = 0, max = 0;
         json_object *doc, *prec, *ovj, *arr;
         struct utsname un;
-        char cmdline[1024] = "";
+        struct timespec started;
         int c, r;
-        time_t started = time(NULL);
+
+        clock_gettime(CLOCK_REALTIME, &started);
 
         while ((c = getopt_long(argc, argv, "jcp:d:m:h", options, NULL)) >= 0) {
                 char *end;
@@ -555,12 +558,6 @@ int main(int argc, char **argv) {
                         return 2;
                 }
         }
-        for (i = 0; i < (unsigned) argc; i++) {
-                size_t len = strlen(cmdline);
-
-                snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", i ? " " : "", argv[i]);
-        }
-
         r = rtf_connect();
         if (r != RTF_OK) {
                 fprintf(stderr, "rtf-budget: cannot reach rtfd: %s (%s)\n", rtf_strerror(r), rtf_last_reason());
@@ -604,9 +601,10 @@ int main(int argc, char **argv) {
                         int q = sched_trace_start("rtfb-*", &t);
 
                         if (q < 0 && !trace_warned++)
-                                fprintf(stderr, "rtf-budget: no sched_switch record (%s%s): window boundaries "
-                                                "are split by each task's own clock\n", strerror(-q),
-                                        q == -EACCES ? "; tracefs needs root" : "");
+                                fprintf(stderr, "rtf-budget: no sched_switch record: %s%s: window boundaries "
+                                                "are split by each task's own clock\n",
+                                        sched_trace_strerror(q) ? sched_trace_strerror(q) : "cannot trace: ",
+                                        sched_trace_strerror(q) ? "" : strerror(-q));
                         r = run_tasks(pr[m], N_PRECISION);
                         if (q >= 0) {
                                 q = sched_trace_finish(t, &ev, &n_ev, &trace_lost[m]);
@@ -635,14 +633,10 @@ int main(int argc, char **argv) {
                                 pr[m][i].rates[k] /= (double) precision_tasks[i].budget_us * NS_PER_US;
         }
 
-        doc = json_object_new_object();
+        /* The envelope every tool writes (tools/common/envelope.h), built now, dated from the start. */
+        doc = envelope_new("rtf-budget", argc, argv);
+        envelope_set_start_time(doc, &started);
         uname(&un);
-        json_object_object_add(doc, "tool", json_object_new_string("rtf-budget"));
-        json_object_object_add(doc, "version", json_object_new_string(RTF_VERSION));
-        json_object_object_add(doc, "command", json_object_new_string(cmdline));
-        json_object_object_add(doc, "kernel", json_object_new_string(un.release));
-        json_object_object_add(doc, "start_time", json_object_new_int64((int64_t) started));
-        json_object_object_add(doc, "end_time", json_object_new_int64((int64_t) time(NULL)));
         ovj = json_object_new_object();
         json_object_object_add(ovj, "scheduler", json_object_new_string(soft_sched));
         json_object_object_add(ovj, "duration_ms", json_object_new_int((int) duration_ms));
@@ -671,6 +665,8 @@ int main(int argc, char **argv) {
                 json_object_object_add(prec, modes[m], mj);
         }
         json_object_object_add(doc, "precision", prec);
+        /* The measurement's return code: --plot comes after it (and its path was checked first). */
+        envelope_finish(doc, 0);
 
         if (json) {
                 printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 
 struct sched_trace {
         char dir[128];
+        bool mounted;                   /* tracefs was mounted by sched_trace_start() */
 };
 
 static int write_file(const char *dir, const char *name, const char *text) {
@@ -67,20 +69,64 @@ static void remove_stale_instances(void) {
         closedir(d);
 }
 
+/*
+ * As trace-cmd does, root mounts tracefs where it is not mounted (a fresh
+ * boot of Debian 12 leaves it unmounted until something asks for it).  The
+ * mount is undone by sched_trace_finish(): rtf-budget leaves the machine as
+ * it found it.  A lazy unmount, so that another tracer that started using
+ * the mount meanwhile keeps its open files.
+ */
+static int tracefs_open(bool *ret_mounted) {
+        *ret_mounted = false;
+        if (access(TRACEFS "/instances", F_OK) == 0)
+                return access(TRACEFS "/instances", W_OK) == 0 ? 0 : -EACCES;
+        if (errno != ENOENT)
+                return -errno;
+        if (geteuid() != 0)
+                return -ENOENT;
+        if (mount("tracefs", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                return -errno;
+        *ret_mounted = true;
+        return 0;
+}
+
+static void tracefs_close(bool mounted) {
+        if (mounted)
+                umount2(TRACEFS, MNT_DETACH);
+}
+
+const char *sched_trace_strerror(int r) {
+        switch (r) {
+        case -EACCES:
+                return "tracefs needs root (it is mounted at " TRACEFS ", writable by root only)";
+        case -ENOENT:
+                return "tracefs needs root (it is not mounted at " TRACEFS "; rtf-budget run as root mounts it "
+                       "for the run)";
+        default:
+                return NULL;
+        }
+}
+
 int sched_trace_start(const char *comm_glob, struct sched_trace **ret) {
         struct sched_trace *t;
         char filter[256];
+        bool mounted;
         int r;
 
-        if (access(TRACEFS "/instances", W_OK) < 0)
-                return errno == ENOENT ? -ENOENT : -EACCES;
+        r = tracefs_open(&mounted);
+        if (r < 0)
+                return r;
         remove_stale_instances();
         t = calloc(1, sizeof(*t));
-        if (!t)
+        if (!t) {
+                tracefs_close(mounted);
                 return -ENOMEM;
+        }
+        t->mounted = mounted;
         snprintf(t->dir, sizeof(t->dir), TRACEFS "/instances/rtf-budget-%d", (int)getpid());
         if (mkdir(t->dir, 0700) < 0) {
                 r = -errno;
+                tracefs_close(t->mounted);
                 free(t);
                 return r;
         }
@@ -96,6 +142,7 @@ int sched_trace_start(const char *comm_glob, struct sched_trace **ret) {
                 r = write_file(t->dir, "tracing_on", "1");
         if (r < 0) {
                 remove_instance(t->dir);
+                tracefs_close(t->mounted);
                 free(t);
                 return r;
         }
@@ -170,6 +217,7 @@ int sched_trace_finish(struct sched_trace *t, struct sched_switch_event **ret_ev
                 r = sched_trace_parse(text ? text : "", len, ret_events, ret_n);
         free(text);
         remove_instance(t->dir);
+        tracefs_close(t->mounted);
         free(t);
         return r;
 }

@@ -4,7 +4,8 @@
  * in a private tracefs instance on the CLOCK_MONOTONIC clock ("mono"), tells
  * rtf-budget on which side of a window boundary a task's CPU time was spent,
  * which the task's own clock cannot tell for the one interval that contains
- * its suspension.  Needs root (tracefs); the parser is pure.
+ * its suspension.  Needs root (tracefs, which it mounts at /sys/kernel/tracing
+ * for the run when it is not mounted); the parser is pure.
  */
 #pragma once
 
@@ -22,9 +23,13 @@ struct sched_trace;
 
 /*
  * Start recording the switches of threads whose name matches `comm_glob`.
- * Returns 0, or a negative errno (-ENOENT: no tracefs, -EACCES: not root).
+ * Returns 0, or a negative errno (-ENOENT: tracefs is not mounted and we are
+ * not root, -EACCES: tracefs is mounted but we are not root; as root,
+ * whatever mounting it failed with).
  */
 int sched_trace_start(const char *comm_glob, struct sched_trace **ret);
+/* Why sched_trace_start() returned r, in words, for the cases above; else NULL. */
+const char *sched_trace_strerror(int r);
 /* Stop, read and parse what was recorded, remove the instance; frees t. */
 int sched_trace_finish(struct sched_trace *t, struct sched_switch_event **ret_events, size_t *ret_n,
                        uint64_t *ret_lost);

@@ -221,6 +221,25 @@ static void measure(struct side *side, int64_t duration_ns, uint64_t loops) {
         }
 }
 
+/* The last few KiB of a child's output, indented, so that a failure explains itself. */
+static void print_file_tail(const char *path, FILE *to) {
+        char buf[4096];
+        size_t n;
+        FILE *f = fopen(path, "re");
+
+        if (!f)
+                return;
+        if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > (long)sizeof(buf) - 1)
+                fseek(f, -(long)sizeof(buf) + 1, SEEK_END);
+        else
+                rewind(f);
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+                fprintf(to, "  %s\n", line);
+}
+
 /* One cyclictest slice with our period, priority, CPU and hint, merged into `side`. */
 static int cyclictest_slice(struct side *side, const struct rtf_spec *s, double seconds) {
         char p[16], i[16], a[16], d[32], h[32], histfile[128], out[128], lat[32];
@@ -272,7 +291,14 @@ static int cyclictest_slice(struct side *side, const struct rtf_spec *s, double 
         }
         cyclictest_pid = 0;
         if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, TOOL ": cyclictest failed (status 0x%x); its output is in %s\n", status, out);
+                /* Its output now: the file goes with the temporary directory. */
+                if (status >= 0 && WIFEXITED(status))
+                        fprintf(stderr, TOOL ": cyclictest failed (exit status %d):\n", WEXITSTATUS(status));
+                else if (status >= 0 && WIFSIGNALED(status))
+                        fprintf(stderr, TOOL ": cyclictest failed (killed by signal %d):\n", WTERMSIG(status));
+                else
+                        fprintf(stderr, TOOL ": cyclictest failed: %s\n", strerror(-status));
+                print_file_tail(out, stderr);
                 return -1;
         }
         f = fopen(histfile + strlen("--histfile="), "re");
@@ -410,7 +436,7 @@ static void help(void) {
                "      --latency-hint=US    the /dev/cpu_dma_latency value rtfd holds, given to cyclictest\n"
                "                           (default 0; \"off\" runs cyclictest with --default-system)\n"
                "      --json               print one JSON document (cyclictest's envelope) instead of text\n"
-               "      --plot=FILE.png      draw the histogram(s), log scale (needs python3-matplotlib)\n"
+               "      --plot=FILE.png      draw the histogram(s), both axes log scale (needs python3-matplotlib)\n"
                "  -h, --help               this text\n"
                "      --version            the version\n");
 }
@@ -560,14 +586,15 @@ static int parse_args(int argc, char *argv[]) {
         return 0;
 }
 
-static int reserve(struct rtf_spec *s) {
+/* On failure `why` says why, for the text and the JSON output alike. */
+static int reserve(struct rtf_spec *s, char *why, size_t why_size) {
         struct rtf_params p = RTF_PARAMS_INIT;
         int r;
 
         r = rtf_connect();
         if (r != RTF_OK) {
-                fprintf(stderr, TOOL ": cannot connect to rtfd (%s): %s\n",
-                        getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : "the default socket", rtf_strerror(r));
+                snprintf(why, why_size, "cannot connect to rtfd (%s): %s",
+                         getenv("RTF_SOCKET") ? getenv("RTF_SOCKET") : "the default socket", rtf_strerror(r));
                 return -1;
         }
         rtf_params_set_period(&p, arg.period_us);
@@ -578,13 +605,13 @@ static int reserve(struct rtf_spec *s) {
                 rtf_params_set_scheduler(&p, arg.scheduler);
         r = rtf_spec_create(s, &p);
         if (r != RTF_OK) {
-                fprintf(stderr, TOOL ": rtfd refused the reservation: %s: %s\n", rtf_strerror(r), rtf_last_reason());
+                snprintf(why, why_size, "rtfd refused the reservation: %s: %s", rtf_strerror(r), rtf_last_reason());
                 return -1;
         }
         r = rtf_spec_attach(s, 0);
         if (r != RTF_OK) {
-                fprintf(stderr, TOOL ": rtfd could not attach the measuring thread: %s: %s\n", rtf_strerror(r),
-                        rtf_last_reason());
+                snprintf(why, why_size, "rtfd could not attach the measuring thread: %s: %s", rtf_strerror(r),
+                         rtf_last_reason());
                 return -1;
         }
         return 0;
@@ -596,9 +623,17 @@ int main(int argc, char *argv[]) {
         struct sigaction sa = { .sa_handler = on_signal };
         json_object *doc, *params;
         int rc = EXIT_FAILURE, n_sides;
+        char failure[512] = "";         /* why nothing was measured */
 
         if (parse_args(argc, argv) < 0) {
                 fprintf(stderr, "Try '" TOOL " --help'.\n");
+                return EXIT_FAILURE;
+        }
+        if (arg.compare && geteuid() != 0) {
+                /* Said before anything runs, not after a first slice of ours. */
+                fprintf(stderr, TOOL ": --compare cyclictest needs root: cyclictest sets its own real-time "
+                                "priority and locks its memory itself, outside rtfd; run " TOOL " as root, or "
+                                "without --compare\n");
                 return EXIT_FAILURE;
         }
         n_sides = arg.compare ? 2 : 1;
@@ -626,9 +661,16 @@ int main(int argc, char *argv[]) {
                         goto out;
                 usleep(500000);         /* let the load ramp up */
         }
-        if (reserve(&spec) < 0)
+        if (reserve(&spec, failure, sizeof(failure)) < 0) {
+                fprintf(stderr, TOOL ": %s\n", failure);
                 goto out;
+        }
         granted = spec;                 /* rtf_spec_release() clears spec */
+        if (spec.priority && spec.priority != arg.priority)
+                /* FP and RR map a request into their configured range (eq. 6 of the ReTiF paper). */
+                fprintf(stderr, TOOL ": note: plugin %s granted priority %u where %u was asked: it maps "
+                                "priorities into its configured range (rtfctl status shows it)\n",
+                        spec.plugin, spec.priority, arg.priority);
         if (!arg.json && !arg.quiet)
                 print_header(&spec);
 
@@ -680,6 +722,7 @@ out:
         json_object_object_add(params, "histogram_us", json_object_new_int64(arg.hist_us));
         json_object_object_add(doc, "parameters", params);
         json_object_object_add(doc, "stopped_by_signal", json_object_new_int(stop_requested));
+        json_object_object_add(doc, "error", failure[0] ? json_object_new_string(failure) : NULL);
         json_object_object_add(doc, "rtf", side_json(&sides[0]));
         if (arg.compare) {
                 const struct hist *a = &sides[0].total, *b = &sides[1].total;
@@ -705,7 +748,8 @@ out:
         envelope_finish(doc, rc);
         if (arg.json) {
                 printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
-        } else {
+        } else if (!failure[0]) {
+                /* Without a reservation nothing was measured: no summary of zeros. */
                 for (int i = 0; i < n_sides; i++)
                         print_summary(&sides[i]);
                 if (arg.compare) {
