@@ -25,6 +25,7 @@
 #include "manager.h"
 #include "rtf-config.h"
 #include "server.h"
+#include "soundness.h"
 
 #define DEFAULT_CONFIG RTF_SYSCONFDIR "/rtfd.conf"
 #define DEFAULT_ACL RTF_SYSCONFDIR "/acl.conf"
@@ -176,6 +177,7 @@ int main(int argc, char **argv) {
                 .watchdog_fd = -1,
         };
         const char *config = NULL;
+        struct soundness sound;
         char state_path[4096];
         bool check_only = false, builtin = false;
         int c, r;
@@ -249,6 +251,12 @@ int main(int argc, char **argv) {
                         snprintf(state_path, sizeof(state_path), DEFAULT_STATE_NAME);
                 mo.state_path = state_path;
         }
+
+        /* The kernel's own share, for the whole-machine admission. */
+        soundness_read_host(&sound);
+        mo.veto = soundness_veto;
+        mo.machine_report = soundness_report;
+        mo.machine_data = &sound;
 
         if (check_only) {
                 r = manager_check_config(&mo);

@@ -250,6 +250,11 @@ int manager_check_config(const struct manager_options *o) {
                 r = parse_policy(mgr, &set.config, &policy);
         if (r >= 0)
                 log_set(&set, !o->config_path);
+        if (r >= 0 && o->machine_report) {
+                mgr->set = set;         /* borrowed for the report; set_unload() frees it */
+                r = manager_describe_machine(mgr, o->machine_report, o->machine_data);
+                mgr->set = (struct plugin_set){ 0 };
+        }
         acl_policy_deinit(&policy);
         set_unload(&set);
         return r;
@@ -314,6 +319,13 @@ int manager_new(const struct manager_options *o, const struct kernel_ops *kops, 
         if (r < 0)
                 goto fail;
         log_set(&mgr->set, !o->config_path);
+        if (o->veto)
+                manager_set_veto(mgr, o->veto, o->machine_data);
+        if (o->machine_report) {
+                r = manager_describe_machine(mgr, o->machine_report, o->machine_data);
+                if (r < 0)
+                        goto fail;
+        }
         *ret = mgr;
         return 0;
 fail:
@@ -504,6 +516,8 @@ int manager_reload(struct manager *mgr) {
                 manager_update_hint(mgr, a->spec);
         mgr->kops->latency_hint(mgr->kdata, mgr->n_hinted > 0, mgr->opt.latency_hint_us);
         log_set(&mgr->set, !mgr->opt.config_path);
+        if (mgr->opt.machine_report)
+                (void)manager_describe_machine(mgr, mgr->opt.machine_report, mgr->opt.machine_data);
         log_notice("Configuration reloaded");
         return 0;
 keep:

@@ -52,6 +52,8 @@ struct limits {
         .max_requests_per_sec = 2000, .request_burst = 200, \
         .max_requests_per_sec_per_uid = 8000, .request_burst_per_uid = 800 })
 
+struct manager_machine;
+
 struct manager_options {
         const char *config_path;        /* NULL = built-in default */
         const char *acl_path;
@@ -61,6 +63,14 @@ struct manager_options {
         const char *state_path;         /* promoted threads, for recovery after a crash */
         struct limits limits;
         int32_t latency_hint_us;        /* /dev/cpu_dma_latency while threads are attached; -1 = off */
+        /*
+         * The whole-machine admission (soundness.h): `veto` is installed
+         * with manager_set_veto(); `machine_report` is told the machine at
+         * start, at a reload and by --check-config, the same code for all.
+         */
+        int (*veto)(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size);
+        int (*machine_report)(void *userdata, const struct manager_machine *m);
+        void *machine_data;
 };
 
 struct manager;
@@ -185,6 +195,8 @@ struct manager_machine_task {
         uint64_t accepted_runtime_us;
         bool attached;                  /* a thread runs it now */
         bool tentative;                 /* the request being decided */
+        /* what a thread of it gets from the kernel (the plugin's attach()) */
+        struct rtf_sched_setting setting;
 };
 
 struct manager_machine_instance {
@@ -194,6 +206,8 @@ struct manager_machine_instance {
         const uint32_t *cpus;           /* absolute CPU numbers */
         const bool *partitioned;        /* per CPU: a root domain of its own */
         uint32_t prio_min, prio_max;
+        uint32_t n_options;
+        const char *const *options;     /* "key=value" words of its config line */
         uint32_t n_tasks;
         const struct manager_machine_task *tasks;
 };
@@ -207,6 +221,9 @@ struct manager_machine {
 /* Return 0 to let the request through; anything else refuses it, with `reason`. */
 typedef int (*manager_veto_fn)(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size);
 void manager_set_veto(struct manager *m, manager_veto_fn fn, void *userdata);
+/* Call fn with the machine as it is now (for start-up and --check-config reports). */
+int manager_describe_machine(const struct manager *m,
+                             int (*fn)(void *userdata, const struct manager_machine *m), void *userdata);
 
 /* Periodic health check of attached SCHED_DEADLINE threads. */
 void manager_watchdog(struct manager *m);

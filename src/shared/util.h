@@ -28,6 +28,9 @@ static inline void freep(void *p) {
         free(*(void **)p);
 }
 
+/* Hand over what a _cleanup_ variable holds: the value, and NULL left behind. */
+#define TAKE_PTR(p) ({ __typeof__(p) _taken = (p); (p) = NULL; _taken; })
+
 static inline int safe_close(int fd) {
         if (fd >= 0) {
                 int saved = errno;

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "soundness.h"
+#include "util.h"
+
+static int read_small(const char *path, char *buf, size_t size) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, size - 1);
+        close(fd);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return 0;
+}
+
+int soundness_read_host(struct soundness *sd) {
+        char rt[32], period[32];
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+        int r;
+
+        *sd = (struct soundness){
+                .rt_share = ADM_MACHINE_RT_SHARE_DEFAULT,
+                .rt_period_us = ADM_MACHINE_RT_PERIOD_DEFAULT,
+        };
+        r = read_small("/proc/sys/kernel/sched_rt_runtime_us", rt, sizeof(rt));
+        if (r >= 0)
+                r = read_small("/proc/sys/kernel/sched_rt_period_us", period, sizeof(period));
+        if (r >= 0)
+                r = adm_machine_parse_rt_share(rt, period, &sd->rt_share);
+        if (r >= 0)
+                sd->rt_period_us = strtoull(period, NULL, 10);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the kernel's real-time share (sched_rt_runtime_us): %m; "
+                                     "assuming the default 0.95");
+        /* The fair server (Linux 6.12) keeps 50 ms a second of every CPU for
+         * SCHED_OTHER; its settings are in debugfs, which need not be
+         * mounted: its default is assumed. */
+        if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+            (major > 6 || (major == 6 && minor >= 12)))
+                sd->fair_share = ADM_MACHINE_FAIR_SHARE_DEFAULT;
+        return 0;
+}
+
+static uint32_t policy_of(const char *name, uint32_t fallback) {
+        if (strcmp(name, "EDF") == 0)
+                return ADM_MACHINE_DEADLINE;
+        if (strcmp(name, "RR") == 0)
+                return ADM_MACHINE_RR;
+        if (strcmp(name, "RM") == 0 || strcmp(name, "FP") == 0)
+                return ADM_MACHINE_FIFO;
+        return fallback;
+}
+
+/* RM's own test already covers its tasks on a CPU it alone uses, the
+ * kernel's share included, when its util= bound is within that share. */
+static bool self_tested_instance(const struct manager_machine_instance *in, uint64_t rt_cap) {
+        if (strcmp(in->policy, "RM") != 0)
+                return false;
+        for (uint32_t k = 0; k < in->n_options; k++)
+                if (strncmp(in->options[k], "util=", 5) == 0) {
+                        char *end;
+                        double u = strtod(in->options[k] + 5, &end);
+
+                        return *end == 0 && u > 0 && u * 1e9 <= (double)rt_cap;
+                }
+        return true;                    /* RM's default util=0.95 */
+}
+
+struct machine_view {
+        struct adm_machine_host host;
+        bool *partitioned;
+        struct adm_machine_task *tasks;
+        struct adm_machine_instance *instances;
+        size_t n_tasks;
+};
+
+static void view_free(struct machine_view *v) {
+        free(v->partitioned);
+        free(v->tasks);
+        free(v->instances);
+        free(v->host.scratch);
+}
+
+static int view_build(const struct soundness *sd, const struct manager_machine *m, struct machine_view *v) {
+        size_t n = 0;
+        uint64_t rt_cap = sd->rt_share < ADM_UTIL_ONE - sd->fair_share ? sd->rt_share : ADM_UTIL_ONE - sd->fair_share;
+
+        *v = (struct machine_view){ 0 };
+        for (uint32_t i = 0; i < m->n_instances; i++)
+                n += m->instances[i].n_tasks;
+        v->partitioned = calloc(m->n_cpus ? m->n_cpus : 1, sizeof(*v->partitioned));
+        v->tasks = calloc(n ? n : 1, sizeof(*v->tasks));
+        v->instances = calloc(m->n_instances ? m->n_instances : 1, sizeof(*v->instances));
+        v->host.scratch = calloc(n ? n : 1, sizeof(*v->host.scratch));
+        if (!v->partitioned || !v->tasks || !v->instances || !v->host.scratch)
+                return -ENOMEM;
+        v->host.scratch_size = n ? n : 1;
+        for (uint32_t i = 0; i < m->n_instances; i++) {
+                const struct manager_machine_instance *in = &m->instances[i];
+                bool self_tested = self_tested_instance(in, rt_cap);
+
+                v->instances[i] = (struct adm_machine_instance){
+                        .name = in->name,
+                        .policy = policy_of(in->policy, ADM_MACHINE_FIFO),
+                        .cpus = in->cpus,
+                        .n_cpus = in->n_cpus,
+                        .prio_min = in->prio_min,
+                        .prio_max = in->prio_max,
+                        .tasks_without_runtime = strcmp(in->policy, "EDF") != 0,
+                };
+                for (uint32_t k = 0; k < in->n_cpus; k++)
+                        if (in->partitioned && in->partitioned[k] && in->cpus[k] < m->n_cpus)
+                                v->partitioned[in->cpus[k]] = true;
+                for (uint32_t k = 0; k < in->n_tasks; k++) {
+                        const struct manager_machine_task *t = &in->tasks[k];
+                        const struct rtf_sched_setting *s = &t->setting;
+                        struct adm_machine_task *a = &v->tasks[v->n_tasks++];
+
+                        *a = (struct adm_machine_task){
+                                .instance = i,
+                                .policy = s->policy,
+                                .cpu = s->cpu,
+                                .priority = s->priority,
+                                .self_tested = self_tested,
+                        };
+                        if (s->policy == RTF_POLICY_DEADLINE) {
+                                a->runtime_us = s->runtime_ns / 1000;
+                                a->period_us = s->period_ns / 1000;
+                                a->deadline_us = s->deadline_ns / 1000;
+                                /* Not pinned where there is no partition: the kernel runs it
+                                 * anywhere in the shared root domain. */
+                                if (a->cpu >= 0 && ((uint32_t)a->cpu >= m->n_cpus || !v->partitioned[a->cpu]))
+                                        a->cpu = -1;
+                        } else {
+                                const struct rtf_task_params *p = t->params;
+
+                                /* A FIFO/RR thread is bounded by what rtfd enforces: the
+                                 * runtime the plugin accepted, per period. */
+                                a->runtime_us = (p->flags & RTF_PARAM_HAS_RUNTIME) ? t->accepted_runtime_us : 0;
+                                a->period_us = p->period_us;
+                                a->deadline_us = (p->flags & RTF_PARAM_HAS_DEADLINE) ? p->deadline_us : 0;
+                                if (a->runtime_us && !a->period_us)
+                                        a->runtime_us = 0;      /* a runtime without a period bounds nothing */
+                        }
+                }
+        }
+        v->host.n_cpus = m->n_cpus;
+        v->host.partitioned = v->partitioned;
+        v->host.rt_share = sd->rt_share;
+        v->host.fair_share = sd->fair_share;
+        v->host.rt_period_us = sd->rt_period_us;
+        return 0;
+}
+
+int soundness_veto(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
+        const struct soundness *sd = userdata;
+        struct machine_view v;
+        struct adm_machine_verdict verdict;
+        int r;
+
+        r = view_build(sd, m, &v);
+        if (r >= 0)
+                r = adm_machine_check(&v.host, v.tasks, v.n_tasks, &verdict);
+        if (r == ADM_ADMIT) {
+                view_free(&v);
+                return 0;
+        }
+        if (r < 0)
+                snprintf(reason, reason_size, "cannot check the whole machine: %s", strerror(-r));
+        else
+                adm_machine_explain(&verdict, v.instances, m->n_instances, v.tasks, reason, reason_size);
+        view_free(&v);
+        return r < 0 ? r : 1;
+}
+
+int soundness_report(void *userdata, const struct manager_machine *m) {
+        const struct soundness *sd = userdata;
+        struct machine_view v;
+        char buf[4096];
+        int r;
+
+        r = view_build(sd, m, &v);
+        if (r >= 0)
+                r = adm_machine_config_check(&v.host, v.instances, m->n_instances, buf, sizeof(buf));
+        view_free(&v);
+        if (r < 0)
+                return log_error_errno(r, "Cannot check the configuration for the whole machine: %m");
+        log_info("Whole machine: real-time threads may use %.3f of each CPU (sched_rt_runtime_us%s)",
+                 (double)sd->rt_share / 1e9, sd->fair_share ? ", fair server" : "");
+        for (char *line = buf, *end; *line; line = end + 1) {
+                end = strchr(line, '\n');
+                if (!end)
+                        break;
+                *end = 0;
+                log_notice("Whole machine: %s", line);
+        }
+        if (r == ADM_MACHINE_CONFIG_SHARED)
+                log_notice("Whole machine: instances share CPUs; every request is also checked across all of them");
+        return r;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rtfd's whole-machine admission (issue 11): the veto the broker calls at
+ * every create and change, backed by src/shared/admission/machine.c.  It
+ * sees every plugin instance's tasks as the kernel will run them (the
+ * plugin's attach() setting: policy, CPU, priority, runtime), so that
+ * plugins sharing CPUs, SCHED_DEADLINE threads that float over a root
+ * domain, and FIFO tasks without a runtime cannot together break what each
+ * plugin admitted alone.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "admission/machine.h"
+#include "manager.h"
+
+struct soundness {
+        uint64_t rt_share;              /* ppb, from /proc/sys/kernel/sched_rt_{runtime,period}_us */
+        uint64_t rt_period_us;
+        uint64_t fair_share;            /* ppb per CPU kept by the fair server (Linux >= 6.12) */
+};
+
+/* What the kernel keeps for itself on this host (reads /proc, uname). */
+int soundness_read_host(struct soundness *sd);
+
+/* The manager_veto_fn: 0, or non-zero with the reason. */
+int soundness_veto(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size);
+
+/*
+ * Log what the configuration means for the whole machine (at start and in
+ * --check-config): instances that share CPUs, EDF instances that run
+ * unpinned.  Returns an enum adm_machine_config_outcome or a negative errno.
+ */
+int soundness_report(void *userdata, const struct manager_machine *m);
