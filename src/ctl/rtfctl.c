@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rtfctl: read-only views of rtfd for any user.
+ * rtfctl: views of rtfd for any user, and a launcher.
  *   rtfctl status   plugins, their cores, utilisation and priorities in use
  *   rtfctl tasks    every specification: owner, plugin, parameters, thread, and
  *                   the periodic-task statistics its client reported
+ *   rtfctl run / attach   a reservation for a program that does not use librtf
+ *                   (launch.c)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hint.h"
+#include "launch.h"
 #include "listing.h"
 #include "protocol.h"
 #include "rtf-config.h"
@@ -203,8 +207,10 @@ static void print_json(const char *key, json_object *array) {
 static int connect_or_complain(const char *socket_path) {
         int fd = rtf_listing_connect(socket_path);
 
-        if (fd < 0)
+        if (fd < 0) {
                 fprintf(stderr, "rtfctl: cannot connect to rtfd at %s: %s\n", socket_path, strerror(-fd));
+                ctl_hint_connect(socket_path, -fd);
+        }
         return fd;
 }
 
@@ -323,8 +329,14 @@ static void help(void) {
                "  tasks         all task specifications; for periodic tasks also the statistics\n"
                "                their client reported (periods, overruns, budget exhaustions,\n"
                "                longest response and CPU time): the client's claim, not measured\n"
-               "                by rtfd\n\n"
-               "Options:\n"
+               "                by rtfd\n"
+               "  run [OPTION...] -- COMMAND [ARG...]\n"
+               "                run COMMAND under a reservation asked as the calling user; given\n"
+               "                back when COMMAND ends (rtfctl run --help)\n"
+               "  attach --pid PID | --tid TID [OPTION...]\n"
+               "                a reservation for a running process or thread of the calling user,\n"
+               "                held until it ends or rtfctl is stopped (rtfctl attach --help)\n\n"
+               "Options (before the command):\n"
                "  -s, --socket PATH  rtfd's socket (default $RTF_SOCKET or %s)\n"
                "  -j, --json         JSON output\n"
                "  -h, --help         show this help\n"
@@ -344,7 +356,8 @@ int main(int argc, char **argv) {
         bool json = false;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "s:jh", options, NULL)) >= 0) {
+        /* '+': the options after a subcommand are the subcommand's. */
+        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
                 switch (c) {
                 case 's':
                         socket_path = optarg;
@@ -363,8 +376,30 @@ int main(int argc, char **argv) {
                         return 2;
                 }
         }
+        if (optind < argc && (strcmp(argv[optind], "run") == 0 || strcmp(argv[optind], "attach") == 0)) {
+                bool attach = strcmp(argv[optind], "attach") == 0;
+                struct launch_opts *o = calloc(1, sizeof(*o));
+                char **sub = argv + optind;     /* launch_parse() restarts getopt */
+
+                if (!o)
+                        return LAUNCH_EXIT_FAILED;
+                /* -s before the subcommand: librtf reads the socket from the environment. */
+                if (setenv("RTF_SOCKET", socket_path, 1) < 0)
+                        return LAUNCH_EXIT_FAILED;
+                r = launch_parse(argc - optind, sub, attach, o);
+                if (r == -1)
+                        r = EXIT_SUCCESS;
+                else if (r == -2)
+                        r = 2;
+                else if (attach)
+                        r = launch_attach(o);
+                else
+                        r = launch_run(o, sub + r);
+                free(o);
+                return r;
+        }
         if (optind != argc - 1) {
-                fprintf(stderr, "rtfctl: expected one command (status or tasks). Try 'rtfctl --help'.\n");
+                fprintf(stderr, "rtfctl: expected one command (status, tasks, run or attach). Try 'rtfctl --help'.\n");
                 return 2;
         }
         if (strcmp(argv[optind], "status") == 0)
