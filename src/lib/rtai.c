@@ -146,7 +146,7 @@ static int task_start(RT_TASK *t) {
  * runtime rtf derived from the RTAI call are what a policy judges.
  */
 static void explain_refusal(const RT_TASK *t, const struct rtf_params *p) {
-        char why[200];
+        char why[256];
 
         snprintf(why, sizeof(why), "%s", rtf_last_reason());
         reason_set("%s [RTAI task: asked rtf priority %u for RTAI priority %d (RTF_RTAI_PRIORITY_MAX or "

@@ -74,4 +74,5 @@ def test_the_rtai_example_says_why_it_was_refused(rtfd, tmp_path, users):
     assert p.returncode == 1, out + err
     assert "-13" not in err
     assert "max_utilization" in err and "rt_task_set_rtf_runtime" in err and "RTF_RTAI_PRIORITY_MAX" in err, err
+    assert err.rstrip().endswith("RTF_RTAI_RUNTIME_PERCENT change it)]"), "the reason was cut: " + err
     assert d.tasks() == []
