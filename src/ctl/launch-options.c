@@ -70,6 +70,8 @@ static int split_names(struct launch_opts *o, const char *list) {
         "      --des-runtime TIME  desired runtime: the plugin grants up to it\n" \
         "  -p, --priority N        priority 1..99 (FIFO/RR plugins)\n" \
         "  -P, --plugin NAME       the plugin that is to admit it (default: the first that can)\n" \
+        "      --policy POLICY     fifo, rr or deadline: the first plugin that gives it (FP or RM,\n" \
+        "                          RR, EDF), like chrt -f, -r, -d; -f and -r are short for the first two\n" \
         "      --ignore-admission  skip the plugin's admission test (the policy must allow it)\n" \
         "Threads (one specification each, same parameters):\n" \
         "  -a, --all-threads       every thread of the process, those created later too\n" \
@@ -132,7 +134,7 @@ static int usage(const char *what, const char *arg, bool attach) {
 
 enum {
         OPT_PERIOD = 0x100, OPT_RUNTIME, OPT_DEADLINE, OPT_DES_RUNTIME, OPT_IGNORE, OPT_RESCAN,
-        OPT_MAX_THREADS, OPT_PID, OPT_TID,
+        OPT_MAX_THREADS, OPT_PID, OPT_TID, OPT_POLICY,
 };
 
 int launch_parse(int argc, char **argv, bool attach, struct launch_opts *o) {
@@ -143,6 +145,7 @@ int launch_parse(int argc, char **argv, bool attach, struct launch_opts *o) {
                 { "des-runtime", required_argument, NULL, OPT_DES_RUNTIME },
                 { "priority", required_argument, NULL, 'p' },
                 { "plugin", required_argument, NULL, 'P' },
+                { "policy", required_argument, NULL, OPT_POLICY },
                 { "ignore-admission", no_argument, NULL, OPT_IGNORE },
                 { "all-threads", no_argument, NULL, 'a' },
                 { "threads", required_argument, NULL, 't' },
@@ -166,7 +169,7 @@ int launch_parse(int argc, char **argv, bool attach, struct launch_opts *o) {
         };
         optind = 1;
         /* '+': the program's own options are not rtfctl's. */
-        while ((c = getopt_long(argc, argv, "+p:P:at:vs:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+p:P:frat:vs:h", options, NULL)) >= 0) {
                 switch (c) {
                 case OPT_PERIOD:
                 case OPT_RUNTIME:
@@ -188,6 +191,13 @@ int launch_parse(int argc, char **argv, bool attach, struct launch_opts *o) {
                 case 'P':
                         if (rtf_params_set_scheduler(&o->params, optarg) < 0)
                                 return usage("a plugin name has 1..31 characters", optarg, attach);
+                        break;
+                case OPT_POLICY:
+                case 'f':
+                case 'r':
+                        o->policy = c == 'f' ? "fifo" : c == 'r' ? "rr" : optarg;
+                        if (launch_policy_valid(o->policy) < 0)
+                                return usage("--policy is fifo, rr or deadline", optarg, attach);
                         break;
                 case OPT_IGNORE:
                         rtf_params_ignore_admission(&o->params, true);
@@ -239,6 +249,8 @@ int launch_parse(int argc, char **argv, bool attach, struct launch_opts *o) {
                         return usage("unknown option", NULL, attach);
                 }
         }
+        if (o->policy && (o->params.flags & RTF_PARAM_HAS_SCHEDULER))
+                return usage("give --policy or --plugin, not both", NULL, attach);
         if (attach) {
                 if (optind != argc)
                         return usage("unexpected argument", argv[optind], attach);

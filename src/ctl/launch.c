@@ -255,7 +255,7 @@ static void child_exec(char **argv, int go, int err, const sigset_t *mask) {
         _exit(e == ENOENT ? LAUNCH_EXIT_NOT_FOUND : LAUNCH_EXIT_CANNOT_EXEC);
 }
 
-int launch_run(const struct launch_opts *o, char **argv) {
+int launch_run(struct launch_opts *o, char **argv) {
         struct supervisor s = { .o = o };
         int go[2] = { -1, -1 }, err[2] = { -1, -1 };
         int sfd, status = 0, e = 0, r;
@@ -267,6 +267,8 @@ int launch_run(const struct launch_opts *o, char **argv) {
                 fprintf(stderr, "rtfctl: signalfd: %s\n", strerror(-sfd));
                 return LAUNCH_EXIT_FAILED;
         }
+        if (o->policy && launch_pick_plugin(o->policy, &o->params) < 0)
+                return LAUNCH_EXIT_FAILED;
         if (connect_or_say() != RTF_OK)
                 return LAUNCH_EXIT_FAILED;
         /* The main thread's reservation first: a refusal runs nothing. */
@@ -357,7 +359,7 @@ static bool thread_exists(pid_t tid) {
         return access(path, F_OK) == 0;
 }
 
-int launch_attach(const struct launch_opts *o) {
+int launch_attach(struct launch_opts *o) {
         struct supervisor s = { .o = o, .pid = o->pid ? o->pid : o->tid };
         int sfd, pidfd = -1, r = 0;
         sigset_t old;
@@ -373,6 +375,8 @@ int launch_attach(const struct launch_opts *o) {
         }
         if (o->pid)
                 pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+        if (o->policy && launch_pick_plugin(o->policy, &o->params) < 0)
+                return LAUNCH_EXIT_FAILED;
         if (connect_or_say() != RTF_OK)
                 return LAUNCH_EXIT_FAILED;
         if (o->threads == LAUNCH_THREADS_ONE) {

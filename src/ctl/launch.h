@@ -38,6 +38,7 @@ struct launch_opts {
         bool verbose;
         pid_t pid;                      /* attach: --pid */
         pid_t tid;                      /* attach: --tid */
+        const char *policy;             /* --policy: fifo, rr, deadline; NULL: rtfd chooses */
         char names_buf[1024];           /* --threads, split in place */
 };
 
@@ -52,11 +53,16 @@ int launch_parse_time_us(const char *text, uint64_t *ret_us);
  */
 int launch_parse(int argc, char **argv, bool attach, struct launch_opts *ret);
 
-/* Run argv under the reservation; returns rtfctl's exit status (the program's, or LAUNCH_EXIT_*). */
-int launch_run(const struct launch_opts *o, char **argv);
+/* Index of a --policy name, or -EINVAL. */
+int launch_policy_valid(const char *policy);
+/* Name in *params the first plugin of rtfd that gives `policy`; says on stderr why not.  0 or -errno. */
+int launch_pick_plugin(const char *policy, struct rtf_params *params);
+
+/* Run argv under the reservation (--policy resolved into o->params); returns rtfctl's exit status (the program's, or LAUNCH_EXIT_*). */
+int launch_run(struct launch_opts *o, char **argv);
 
 /* Hold a reservation for o->pid or o->tid until it ends or rtfctl is stopped; the exit status. */
-int launch_attach(const struct launch_opts *o);
+int launch_attach(struct launch_opts *o);
 
 void launch_help_run(void);
 void launch_help_attach(void);

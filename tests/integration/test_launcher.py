@@ -218,3 +218,24 @@ def test_attach_holds_a_running_process_until_stopped(rtfd, tmp_path, users, scr
     assert prog.wait(timeout=TIMEOUT) == 0
     assert p.wait(timeout=TIMEOUT) == 0, p.stderr.read()
     assert d.tasks() == []
+
+
+def test_run_with_a_kernel_policy_picks_the_plugin(rtfd, tmp_path, users):
+    """-r / --policy: chrt's words; rtfctl picks the first plugin that gives the policy."""
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 all\nRR RR.so 1-99 all\n",
+                          "rtf-alice FP max_priority 20\nrtf-alice RR max_priority 20\n")
+    p = rtfctl_as(d, users["alice"], ["run", "-r", "-p", "14", "--", "sleep", "60"])
+    wait_for(lambda: len(d.tasks()) == 1, what="sleep attached")
+    [task] = d.tasks()
+    assert task["plugin"] == "RR", task
+    a = kernel.sched_getattr(task["tid"])
+    assert (a.sched_policy, a.sched_priority) == (kernel.SCHED_RR, task["priority"])
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=TIMEOUT)
+
+    p = rtfctl_as(d, users["alice"], ["run", "--policy", "deadline", "--period", "10ms", "--runtime", "1ms",
+                                      "--", "true"])
+    _, err = p.communicate(timeout=TIMEOUT)
+    assert p.returncode == 125, err
+    assert "no plugin of rtfd gives --policy deadline" in err and "RR (RR)" in err, err
+    assert d.tasks() == []
