@@ -33,6 +33,30 @@ int launch_parse_time_us(const char *text, uint64_t *ret_us) {
         return -EINVAL;
 }
 
+/* rtf's own plugin types and the kernel policy each gives (docs/PLUGINS.md). */
+static const struct {
+        const char *policy;
+        const char *types[2];
+} policy_types[] = {
+        { "fifo", { "FP", "RM" } },
+        { "rr", { "RR", NULL } },
+        { "deadline", { "EDF", NULL } },
+};
+
+int launch_policy_valid(const char *policy) {
+        for (size_t i = 0; i < sizeof(policy_types) / sizeof(policy_types[0]); i++)
+                if (strcmp(policy_types[i].policy, policy) == 0)
+                        return (int)i;
+        return -EINVAL;
+}
+
+bool launch_policy_gives(int index, const char *type) {
+        for (size_t k = 0; k < 2 && policy_types[index].types[k]; k++)
+                if (strcmp(policy_types[index].types[k], type) == 0)
+                        return true;
+        return false;
+}
+
 static int parse_unsigned(const char *text, unsigned long min, unsigned long max, unsigned long *ret) {
         unsigned long v;
         char *end;

@@ -2,9 +2,7 @@
 /*
  * --policy fifo|rr|deadline: people think in kernel policies (chrt -f, -r,
  * -d), rtfd in plugins.  rtfctl picks the first plugin instance, in rtfd's
- * configuration order, of a type that gives that policy.  The types are
- * rtf's own plugins: FP and RM run SCHED_FIFO, RR runs SCHED_RR, EDF runs
- * SCHED_DEADLINE (docs/PLUGINS.md).
+ * configuration order, of a type that gives that policy (launch-options.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,29 +13,6 @@
 #include "hint.h"
 #include "launch.h"
 #include "listing.h"
-
-static const struct {
-        const char *policy;
-        const char *types[2];
-} policy_types[] = {
-        { "fifo", { "FP", "RM" } },
-        { "rr", { "RR", NULL } },
-        { "deadline", { "EDF", NULL } },
-};
-
-int launch_policy_valid(const char *policy) {
-        for (size_t i = 0; i < sizeof(policy_types) / sizeof(policy_types[0]); i++)
-                if (strcmp(policy_types[i].policy, policy) == 0)
-                        return (int)i;
-        return -EINVAL;
-}
-
-static bool type_gives(int index, const char *type) {
-        for (size_t k = 0; k < 2 && policy_types[index].types[k]; k++)
-                if (strcmp(policy_types[index].types[k], type) == 0)
-                        return true;
-        return false;
-}
 
 int launch_pick_plugin(const char *policy, struct rtf_params *params) {
         struct rtf_msg *reply = malloc(sizeof(*reply));
@@ -68,7 +43,7 @@ int launch_pick_plugin(const char *policy, struct rtf_params *params) {
                 for (uint32_t i = 0; i < reply->rows.count && r == -ENOENT; i++) {
                         const struct rtf_wire_core *c = &reply->rows.cores[i];
 
-                        if (type_gives(index, c->policy)) {
+                        if (launch_policy_gives(index, c->policy)) {
                                 r = rtf_params_set_scheduler(params, c->plugin);
                         } else if (!strstr(seen, c->plugin) && strlen(seen) + strlen(c->plugin) + 8 < sizeof(seen)) {
                                 snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s (%s)",

@@ -55,6 +55,8 @@ int launch_parse(int argc, char **argv, bool attach, struct launch_opts *ret);
 
 /* Index of a --policy name, or -EINVAL. */
 int launch_policy_valid(const char *policy);
+/* Whether plugins of `type` (the status listing's "type": FP, RR, RM, EDF) give policy `index`. */
+bool launch_policy_gives(int index, const char *type);
 /* Name in *params the first plugin of rtfd that gives `policy`; says on stderr why not.  0 or -errno. */
 int launch_pick_plugin(const char *policy, struct rtf_params *params);
 
