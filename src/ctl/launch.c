@@ -281,16 +281,19 @@ int launch_run(struct launch_opts *o, char **argv) {
                 r = rtf_spec_create(&t->spec, &o->params);
                 if (r != RTF_OK) {
                         say_refusal(0, argv[0], r);
+                        release_all(&s);
                         return LAUNCH_EXIT_FAILED;
                 }
         }
         if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
                 fprintf(stderr, "rtfctl: pipe: %s\n", strerror(errno));
+                release_all(&s);
                 return LAUNCH_EXIT_FAILED;
         }
         child = fork();
         if (child < 0) {
                 fprintf(stderr, "rtfctl: fork: %s\n", strerror(errno));
+                release_all(&s);
                 return LAUNCH_EXIT_FAILED;
         }
         if (child == 0) {
@@ -390,6 +393,7 @@ int launch_attach(struct launch_opts *o) {
                 }
         } else if (scan(&s) < 0) {
                 fprintf(stderr, "rtfctl: no process %d\n", (int)s.pid);
+                release_all(&s);
                 return LAUNCH_EXIT_FAILED;
         }
 
