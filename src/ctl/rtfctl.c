@@ -41,13 +41,15 @@ static const char *budget_mode_name(uint32_t mode) {
         }
 }
 
-static json_object *core_json(const struct rtf_wire_core *c) {
+static json_object *core_json(const struct rtf_wire_core *c, bool global) {
         json_object *o = json_object_new_object();
 
         json_object_object_add(o, "plugin", json_object_new_string(c->plugin));
         json_object_object_add(o, "policy", json_object_new_string(c->policy));
         json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
         json_object_object_add(o, "partitioned", json_object_new_boolean(c->partitioned));
+        /* The plugin's tasks run on any of its CPUs: its per-CPU figures are the pool's, split. */
+        json_object_object_add(o, "global", json_object_new_boolean(global));
         json_object_object_add(o, "tasks", json_object_new_int64(c->tasks));
         json_object_object_add(o, "prio_min", json_object_new_int64(c->prio_min));
         json_object_object_add(o, "prio_max", json_object_new_int64(c->prio_max));
@@ -264,7 +266,7 @@ static int list_status(const char *socket_path, bool json) {
         if (r < 0)
                 return r;
         r = ctl_fetch_all(&conn, RTF_MSG_STATUS, sizeof(*cores), &rows, &n);
-        if (r >= 0 && !json)
+        if (r >= 0)
                 r = ctl_fetch_all(&conn, RTF_MSG_TASKS, sizeof(*tasks), &task_rows, &n_tasks);
         cores = rows;
         tasks = task_rows;
@@ -277,8 +279,15 @@ static int list_status(const char *socket_path, bool json) {
         if (json) {
                 json_object *array = json_object_new_array();
 
-                for (uint32_t i = 0; i < n; i++)
-                        json_object_array_add(array, core_json(&cores[i]));
+                for (uint32_t first = 0, end; first < n; first = end) {
+                        bool global;
+
+                        for (end = first + 1; end < n && strcmp(cores[end].plugin, cores[first].plugin) == 0; end++)
+                                ;
+                        global = plugin_global(cores, first, end, tasks, n_tasks);
+                        for (uint32_t i = first; i < end; i++)
+                                json_object_array_add(array, core_json(&cores[i], global));
+                }
                 print_json("cores", array);
         } else if (n == 0) {
                 printf("# no plugins\n");

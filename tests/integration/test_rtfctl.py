@@ -18,7 +18,7 @@ STATS_KEYS = {"age_ms", "final", "budget_mode", "period_ns", "budget_ns", "perio
 # the columns of the statistics section of `rtfctl tasks`, after the id
 STATS_COLUMNS = ("budget_mode", "periods", "overruns", "missed_releases", "budget_exhaustions", "ignored_waits",
                  "max_response_us", "max_job_cpu_us", "age_s", "task")
-CORE_KEYS = {"plugin", "policy", "cpu", "partitioned", "tasks", "prio_min", "prio_max",
+CORE_KEYS = {"plugin", "policy", "cpu", "partitioned", "global", "tasks", "prio_min", "prio_max",
              "prio_lowest_in_use", "prio_highest_in_use", "utilization"}
 
 

@@ -41,6 +41,8 @@ def test_status_shows_a_global_plugin_as_one_row(rtfd):
     assert float(rows[0][7]) == pytest.approx(e["accepted_runtime_us"] / 100000, abs=0.002)
     # FP has no task: its rows stay per CPU.
     assert len([r for r in text_rows(text) if r[0] == "FP"]) == len(cpus.split(","))
+    # JSON keeps a row per CPU, marked.
+    assert {(x["plugin"], x["global"]) for x in d.cores()} == {("EDF", True), ("FP", False)}
 
 
 def test_tasks_and_top_name_the_user_and_the_command(rtfd, tmp_path, users):
