@@ -47,11 +47,16 @@ struct supervisor {
         bool said_max;
 };
 
+/* tid 0: the program, before it runs. */
 static void say_refusal(pid_t tid, const char *comm, int r) {
         const char *why = rtf_last_reason();
 
-        fprintf(stderr, "rtfctl: no reservation for thread %d (%s): %s%s%s\n", (int)tid, comm, rtf_strerror(r),
-                why[0] ? ": " : "", why);
+        if (tid == 0)
+                fprintf(stderr, "rtfctl: no reservation for %s, not run: %s%s%s\n", comm, rtf_strerror(r),
+                        why[0] ? ": " : "", why);
+        else
+                fprintf(stderr, "rtfctl: no reservation for thread %d (%s): %s%s%s\n", (int)tid, comm,
+                        rtf_strerror(r), why[0] ? ": " : "", why);
         if (r == RTF_CONNECTION_ERR)
                 ctl_hint_connect_probe(ctl_socket_path());
 }
