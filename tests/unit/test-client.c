@@ -516,6 +516,9 @@ static void test_local_reasons(void) {
         CHECK(strstr(rtf_last_reason(), "RTF_SPEC_INIT") != NULL);
         CHECK_EQ(rtf_spec_create(NULL, &p), -EINVAL);
         CHECK(strstr(rtf_last_reason(), "NULL") != NULL);
+        s = (struct rtf_spec) RTF_SPEC_INIT;
+        CHECK_EQ(rtf_task_start(&s), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "created with a period") != NULL);
 }
 
 static void test_connect_failures(void) {
