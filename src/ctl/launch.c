@@ -343,8 +343,12 @@ int launch_run(struct launch_opts *o, char **argv) {
 
                 if (o->threads != LAUNCH_THREADS_ONE)
                         (void) scan(&s);
-                if (poll(&p, 1, o->threads == LAUNCH_THREADS_ONE ? -1 : (int)o->rescan_ms) < 0 && errno != EINTR)
+                if (poll(&p, 1, o->threads == LAUNCH_THREADS_ONE ? -1 : (int)o->rescan_ms) < 0 && errno != EINTR) {
+                        /* Never leave the program behind: its reservation ends with it. */
+                        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                                ;
                         break;
+                }
                 while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
                         /* The terminal sends its signals to the whole process group: the program has it. */
                         if (is_forwarded((int)si.ssi_signo) && si.ssi_code != SI_KERNEL)
