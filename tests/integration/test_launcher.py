@@ -19,8 +19,9 @@ from users import users  # noqa: F401 - a fixture
 CONFIG = "EDF EDF.so 100-100 all\nFP FP.so 1-99 all\n"
 POLICY = "rtf-alice FP max_priority 20\n"
 
-# Three threads: main, "worker" and "helper" (named after they start, as
-# programs do); their tids go to OUT; all end when STOP exists; exit CODE.
+# Four threads: main, "worker", "helper" and "brief" (named after they start,
+# as programs do); their tids go to OUT; "brief" ends when STOP-brief (or
+# STOP) exists, the others when STOP exists; exit CODE.
 PROGRAM = r"""
 import json, os, sys, threading, time
 out, stop, code = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -31,11 +32,15 @@ def worker(name):
     with open(f"/proc/self/task/{tid}/comm", "w") as f:
         f.write(name)
     tids[name] = tid
+    if name == "brief":
+        while not os.path.exists(stop + "-brief") and not os.path.exists(stop):
+            time.sleep(0.02)
+        return
     go.wait()
-threads = [threading.Thread(target=worker, args=(n,)) for n in ("worker", "helper")]
+threads = [threading.Thread(target=worker, args=(n,)) for n in ("worker", "helper", "brief")]
 for t in threads:
     t.start()
-while len(tids) < 3:
+while len(tids) < 4:
     time.sleep(0.01)
 with open(out + ".tmp", "w") as f:
     json.dump(tids, f)
@@ -57,7 +62,19 @@ def scratch():
     with open(os.path.join(d, "prog.py"), "w") as f:
         f.write(PROGRAM)
     yield d
+    # A failed test may have killed rtfctl but not its program: this ends every program here.
+    open(os.path.join(d, "stop"), "w").close()
+    wait_for(lambda: not any(os.path.join(d, "prog.py") in _cmdline(p) for p in os.listdir("/proc") if p.isdigit()),
+             what="the test programs to end")
     shutil.rmtree(d, ignore_errors=True)
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def start(rtfd, tmp_path):
@@ -147,10 +164,13 @@ def test_run_with_all_threads_promotes_those_created_later(rtfd, tmp_path, users
                   + program(scratch))
     tids = tids_of(scratch, p)
 
-    wait_for(lambda: len(d.tasks()) == 3, what="three threads attached")
-    for name in ("main", "worker", "helper"):
+    wait_for(lambda: len(d.tasks()) == 4, what="four threads attached")
+    for name in ("main", "worker", "helper", "brief"):
         assert_fifo(d, tids[name], 11)
-    # A thread that ends gives its specification back while the program runs on: here, at the end.
+    # A thread that ends gives its specification back while the program runs on.
+    open(os.path.join(scratch, "stop-brief"), "w").close()
+    wait_for(lambda: attached_tids(d) == sorted(tids[n] for n in ("main", "worker", "helper")),
+             what="the brief thread's specification released")
     stop(scratch)
     assert p.wait(timeout=TIMEOUT) == 0, p.stderr.read()
     assert d.tasks() == []
