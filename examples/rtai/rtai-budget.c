@@ -38,13 +38,14 @@ int main(int argc, char **argv) {
 
         task = rt_task_init(nam2num("BUDGET"), 10, 0, 0);
         if (!task) {
-                fprintf(stderr, "rt_task_init failed: is rtfd running ($RTF_SOCKET)?\n");
+                /* rtf_last_reason(): why, in words (rtfd's socket, its refusal). */
+                fprintf(stderr, "rt_task_init failed: %s\n", rtf_last_reason());
                 return 1;
         }
         r = rt_task_make_periodic_budget(task, rt_get_time() + nano2count(PERIOD_NS),
                                          nano2count(PERIOD_NS), nano2count(BUDGET_NS));
         if (r != 0) {
-                fprintf(stderr, "rt_task_make_periodic_budget: %d\n", r);
+                fprintf(stderr, "rt_task_make_periodic_budget: %s: %s\n", rtf_strerror(r), rtf_last_reason());
                 rt_task_delete(task);
                 return 1;
         }
@@ -55,7 +56,7 @@ int main(int argc, char **argv) {
                 if (r == RTE_TMROVRN)
                         overruns++;
                 else if (r != 0)
-                        fprintf(stderr, "rt_task_wait_period: %d\n", r);
+                        fprintf(stderr, "rt_task_wait_period: %s\n", r < 0 ? rtf_strerror(r) : "not a periodic task");
         }
         if (rtf_task_stats(rt_task_rtf_spec(task), &st) == 0)
                 printf("%d jobs: budget exhausted (job suspended until its next period) %llu times, "

@@ -10,11 +10,38 @@
  * through "RR"; $RTF_RTAI_SCHEDULER names another plugin, "" lets rtfd
  * choose) and attaches the task's thread to it.
  *
+ * Porting: replace #include <rtai_lxrt.h> (and <rtai_sem.h> etc. for the
+ * calls below) by #include <rtf/rtai.h> and link with librtf.
+ *
  * As in LXRT, rt_task_init() makes the *calling thread* an RTAI task.  Times
  * are counts, and one count is one nanosecond of CLOCK_MONOTONIC
- * (nano2count() and count2nano() are the identity).  RTAI priorities run from
- * 0 (highest) up; priority p asks for rtf priority 99 - p (at least 1), which
- * the plugin maps into its range.  cpus_allowed is left to rtfd.
+ * (nano2count() and count2nano() are the identity, in oneshot and periodic
+ * mode alike).  cpus_allowed is left to rtfd.
+ *
+ * Priorities: RTAI priorities run from 0 (highest) up; RTAI priority p asks
+ * for rtf priority MAX - p (at least 1), MAX being $RTF_RTAI_PRIORITY_MAX
+ * (1..99, default 49: below the kernel's interrupt threads at SCHED_FIFO 50,
+ * and within what a policy for ordinary users typically grants).  The plugin
+ * maps it into its range.  rt_task_set_rtf_priority() asks for one rtf
+ * priority instead.
+ *
+ * Runtime: rt_task_make_periodic() declares a runtime per period so that a
+ * policy's max_utilization rule can judge the task: the one given with
+ * rt_task_set_rtf_runtime() before it, else $RTF_RTAI_RUNTIME_PERCENT of the
+ * period (0..100, default 10; 0 declares none).  It is declared for admission
+ * only and not enforced; rt_task_make_periodic_budget() declares its budget,
+ * which is enforced.
+ *
+ * Boilerplate: rt_allow_nonroot_hrt(), rt_set_oneshot_mode(),
+ * rt_set_periodic_mode(), start_rt_timer() (returns its argument),
+ * stop_rt_timer() and rt_make_soft_real_time() do nothing: rtf has no RTAI
+ * domain or timer tick, a task is real time once rtfd admitted it, and what a
+ * non-root user may do is the policy's.  rt_make_hard_real_time() gets the
+ * calling task its reservation (priority only) if it has none yet.
+ *
+ * Every failure leaves its explanation in rtf_last_reason(): rtfd's reason
+ * for a refusal, followed by the priority and runtime rtf asked for and how
+ * to change them.
  *
  * rt_task_wait_period() follows RTAI: missed releases are run back to back
  * (catch-up); it returns 0 on time, RTE_TMROVRN when it returned at once
@@ -31,6 +58,8 @@
 #pragma once
 
 #include <rtf/rtai-common.h>
+#include <sched.h>      /* SCHED_FIFO, SCHED_RR for rt_task_init_schmod(), as <rtai_lxrt.h> gives them */
+
 #include <rtf/rtf.h>
 
 #ifdef __cplusplus
@@ -57,6 +86,20 @@ RTF_PUBLIC RTIME nano2count(RTIME nanosecs);
 RTF_PUBLIC RTIME count2nano(RTIME counts);
 /* rtf extension: the specification behind a task (rtf_task_stats() etc.), or NULL. */
 RTF_PUBLIC struct rtf_spec *rt_task_rtf_spec(RT_TASK *task);
+
+/* LXRT boilerplate (LIBRTF_1.2), see above. */
+RTF_PUBLIC void rt_allow_nonroot_hrt(void);
+RTF_PUBLIC void rt_set_oneshot_mode(void);
+RTF_PUBLIC void rt_set_periodic_mode(void);
+RTF_PUBLIC RTIME start_rt_timer(int period);
+RTF_PUBLIC void stop_rt_timer(void);
+RTF_PUBLIC void rt_make_hard_real_time(void);
+RTF_PUBLIC void rt_make_soft_real_time(void);
+/* 1 if the task (NULL: the calling thread's) holds a reservation with its thread attached. */
+RTF_PUBLIC int rt_is_hard_real_time(RT_TASK *task);
+/* rtf extensions (LIBRTF_1.2): call before rt_task_make_periodic*(); 0 or -EINVAL. */
+RTF_PUBLIC int rt_task_set_rtf_priority(RT_TASK *task, int rtf_priority);     /* 1..99 */
+RTF_PUBLIC int rt_task_set_rtf_runtime(RT_TASK *task, RTIME runtime);         /* counts; 0: none */
 
 #ifdef __cplusplus
 }

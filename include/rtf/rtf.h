@@ -126,6 +126,11 @@ RTF_PUBLIC rtf_result_t rtf_disconnect(void);
  * [1, 2^32) us (2^32 us is about 71 minutes); priorities in 1..99; a
  * scheduler name has 1..31 characters, NULL or "" clears it.  Getters return
  * 0 (NULL for the scheduler) for a parameter that was not set.
+ * rtf_spec_create() and rtf_spec_change() also refuse (-EINVAL) what no
+ * plugin could grant: a runtime above the period or the deadline, a desired
+ * runtime above the period.  Every setter and spec call clears
+ * rtf_last_reason() and, on a local -EINVAL/-EBUSY, sets it to why ("runtime
+ * must be at most the period").
  *
  * Every struct here with a `size` member may grow: a caller built against
  * a newer header may pass a larger struct (accepted when the members this

@@ -29,6 +29,7 @@
 #include "client.h"
 #include "error.h"
 #include "rtf/rtf.h"
+#include "transport.h"
 #include "util.h"
 
 #define CLIENT_TIMEOUT_MS_DEFAULT 5000u
@@ -87,25 +88,10 @@ static unsigned timeout_from_env(void) {
         return (unsigned) v;
 }
 
-static int socket_set_timeouts(int fd, unsigned ms) {
-        struct timeval tv = {
-                .tv_sec = ms / 1000,
-                .tv_usec = (ms % 1000) * 1000,
-        };
-
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
-                return -errno;
-        /* A daemon that stops reading must not block send() forever either. */
-        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-                return -errno;
-        return 0;
-}
-
 static int client_connect_locked(void) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
         const char *path;
         unsigned timeout;
-        int fd, r;
+        int fd;
 
         if (client_fd >= 0) {
                 if (client_pid == getpid())
@@ -116,27 +102,14 @@ static int client_connect_locked(void) {
         path = secure_getenv("RTF_SOCKET");
         if (!path || !*path)
                 path = RTF_DEFAULT_SOCKET;
-        if (strlen(path) >= sizeof(sa.sun_path)) {
+        timeout = timeout_from_env();
+        fd = transport_connect(path, timeout);
+        if (fd == -ENAMETOOLONG) {
                 reason_set("socket path too long: %s", path);
                 return RTF_CONNECTION_ERR;
         }
-        memcpy(sa.sun_path, path, strlen(path));
-        timeout = timeout_from_env();
-
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-                reason_set("socket: %s", strerrordesc_np(errno));
-                return RTF_CONNECTION_ERR;
-        }
-        r = socket_set_timeouts(fd, timeout);
-        if (r < 0) {
-                reason_set("setsockopt: %s", strerrordesc_np(-r));
-                safe_close(fd);
-                return RTF_CONNECTION_ERR;
-        }
-        if (connect(fd, (const struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                reason_set("%s: %s", path, strerrordesc_np(errno));
-                safe_close(fd);
+                reason_set("%s: %s", path, strerrordesc_np(-fd));
                 return RTF_CONNECTION_ERR;
         }
 

@@ -13,8 +13,9 @@
 #include "error.h"
 #include "rtf/rtf.h"
 
-/* Long enough for a socket path (108) and an errno text. */
-#define REASON_MAX 256
+/* Long enough for a socket path (108) and an errno text, or rtfd's reason
+ * (RTF_REASON_MAX) and the RTAI layer's advice after it. */
+#define REASON_MAX 512
 
 static _Thread_local char last_reason[REASON_MAX];
 static _Thread_local char strerror_buf[64];

@@ -18,12 +18,30 @@
 #include "struct-size.h"
 #include "util.h"
 
+/* Each entry point starts with one of these: a local refusal never leaves an older reason behind. */
 static bool spec_usable(const struct rtf_spec *s) {
-        return RTF_STRUCT_VALID(s);
+        reason_clear();
+        if (!s) {
+                reason_set("no specification (NULL)");
+                return false;
+        }
+        if (!RTF_STRUCT_VALID(s)) {
+                reason_set("struct rtf_spec has size %u, this librtf knows %zu (initialise it with RTF_SPEC_INIT)",
+                           s->size, sizeof(*s));
+                return false;
+        }
+        return true;
 }
 
 static bool spec_created(const struct rtf_spec *s) {
-        return spec_usable(s) && s->id != 0;
+        if (!spec_usable(s))
+                return false;
+        if (s->id == 0) {
+                reason_set("the specification holds no reservation (create it with rtf_spec_create(); a "
+                           "released one is empty)");
+                return false;
+        }
+        return true;
 }
 
 /* A result as the API promises it: RTF_OK, a refusal, or a negative errno. */
@@ -80,8 +98,11 @@ RTF_PUBLIC rtf_result_t rtf_spec_create(struct rtf_spec *s, const struct rtf_par
 
         if (!spec_usable(s) || params_validate(p) < 0)
                 return -EINVAL;
-        if (s->id != 0)
+        if (s->id != 0) {
+                reason_set("the specification already holds reservation %llu (rtf_spec_change() changes it)",
+                           (unsigned long long)s->id);
                 return -EBUSY;
+        }
 
         rtf_wire_params_from(&msg.create.params, p);
         r = spec_call(&msg);
@@ -127,8 +148,12 @@ RTF_PUBLIC rtf_result_t rtf_spec_attach(struct rtf_spec *s, pid_t tid) {
         struct rtf_msg msg = { .header.type = RTF_MSG_ATTACH };
         int r;
 
-        if (!spec_created(s) || tid < 0)
+        if (!spec_created(s))
                 return -EINVAL;
+        if (tid < 0) {
+                reason_set("thread id %d is not valid", (int)tid);
+                return -EINVAL;
+        }
         if (tid == 0)
                 tid = gettid();
 
@@ -155,7 +180,8 @@ RTF_PUBLIC rtf_result_t rtf_spec_detach(struct rtf_spec *s) {
 }
 
 RTF_PUBLIC int64_t rtf_spec_get_accepted_runtime(const struct rtf_spec *s) {
-        if (!spec_created(s))
+        /* A getter: leaves rtf_last_reason() alone. */
+        if (!s || s->size != sizeof(*s) || s->id == 0)
                 return -EINVAL;
         return (int64_t) s->accepted_runtime_us;
 }

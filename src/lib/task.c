@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "client.h"
+#include "error.h"
 #include "rtf/rtf.h"
 #include "struct-size.h"
 #include "sched-attr.h"
@@ -353,22 +354,33 @@ RTF_PUBLIC int rtf_task_start_attr(struct rtf_spec *s, const struct rtf_task_att
         sigset_t old;
         int r;
 
-        if (!RTF_STRUCT_VALID(s))
+        reason_clear();
+        if (!RTF_STRUCT_VALID(s)) {
+                reason_set("no specification, or not one of this librtf's size (RTF_SPEC_INIT)");
                 return -EINVAL;
+        }
         if (!attr)
                 attr = &defaults;
         if (!RTF_STRUCT_VALID(attr) || attr->overrun_policy > RTF_OVERRUN_CATCH_UP ||
-            (attr->flags & ~(uint32_t) RTF_TASK_NO_SOFT_BUDGET))
+            (attr->flags & ~(uint32_t) RTF_TASK_NO_SOFT_BUDGET)) {
+                reason_set("struct rtf_task_attr: wrong size (RTF_TASK_ATTR_INIT), overrun policy or flags");
                 return -EINVAL;
+        }
         p = &s->params;
-        if (!RTF_STRUCT_VALID(p) || !(p->flags & RTF_PARAM_HAS_PERIOD) || p->period_us == 0)
+        if (!RTF_STRUCT_VALID(p) || !(p->flags & RTF_PARAM_HAS_PERIOD) || p->period_us == 0) {
+                reason_set("a periodic task needs a specification created with a period");
                 return -EINVAL;
+        }
         /* The setters bound times to 2^32 us, but s->params and *attr are writable. */
         if (p->period_us > (uint64_t) INT64_MAX / NSEC_PER_USEC ||
-            attr->budget_us > p->period_us || p->runtime_us > p->period_us)
+            attr->budget_us > p->period_us || p->runtime_us > p->period_us) {
+                reason_set("budget and runtime must be at most the period");
                 return -EINVAL;
-        if (task_current && task_current != s->task)
-                return -EBUSY;          /* this thread runs another task */
+        }
+        if (task_current && task_current != s->task) {
+                reason_set("this thread already runs another periodic task");
+                return -EBUSY;
+        }
 
         if (attr->budget_us)
                 budget_ns = attr->budget_us * NSEC_PER_USEC;

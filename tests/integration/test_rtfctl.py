@@ -10,7 +10,7 @@ import kernel
 import wire
 from rtfit import GLOBAL, PARTITIONED, TIMEOUT, wait_for
 
-TASK_KEYS = {"id", "uid", "pid", "plugin", "period_us", "runtime_us", "des_runtime_us", "deadline_us",
+TASK_KEYS = {"id", "uid", "user", "pid", "command", "plugin", "period_us", "runtime_us", "des_runtime_us", "deadline_us",
              "requested_priority", "ignore_admission", "accepted_runtime_us", "priority", "cpu", "tid",
              "reported_by_client"}
 STATS_KEYS = {"age_ms", "final", "budget_mode", "period_ns", "budget_ns", "periods", "overruns", "missed_releases",
@@ -18,7 +18,7 @@ STATS_KEYS = {"age_ms", "final", "budget_mode", "period_ns", "budget_ns", "perio
 # the columns of the statistics section of `rtfctl tasks`, after the id
 STATS_COLUMNS = ("budget_mode", "periods", "overruns", "missed_releases", "budget_exhaustions", "ignored_waits",
                  "max_response_us", "max_job_cpu_us", "age_s", "task")
-CORE_KEYS = {"plugin", "policy", "cpu", "partitioned", "tasks", "prio_min", "prio_max",
+CORE_KEYS = {"plugin", "policy", "cpu", "partitioned", "global", "tasks", "prio_min", "prio_max",
              "prio_lowest_in_use", "prio_highest_in_use", "utilization"}
 
 
@@ -69,7 +69,7 @@ def test_tasks_and_status_show_what_was_created(rtfd):
     assert set(tasks) == {e["id"], f["id"]}
     for t in tasks.values():
         assert set(t) == TASK_KEYS
-        assert (t["uid"], t["pid"]) == (0, c.pid)
+        assert (t["uid"], t["user"], t["pid"]) == (0, "root", c.pid)
         assert t["reported_by_client"] is None      # no periodic task, no report
     te, tf = tasks[e["id"]], tasks[f["id"]]
     assert (te["plugin"], te["cpu"], te["tid"]) == ("EDF", 1, tid)
@@ -80,10 +80,15 @@ def test_tasks_and_status_show_what_was_created(rtfd):
 
     rows = {int(r[0]): r for r in text_rows(d.ctl("tasks", json_output=False))}
     assert set(rows) == {e["id"], f["id"]}
-    # id uid pid plugin period runtime deadline accepted prio des.rt cpu thread
-    assert rows[e["id"]] == [str(e["id"]), "0", str(c.pid), "EDF", "100000", "10000", "90000",
-                             str(te["accepted_runtime_us"]), "0", "20000", "1", str(tid)]
+    # The command: the attached thread's name, else the owner process's.
+    with open(f"/proc/{tid}/comm") as fc:
+        comm = fc.read().strip()
+    assert (te["command"], tf["command"]) == (comm, "testclient")
+    # id user pid plugin period runtime deadline accepted prio des.rt cpu thread command
+    assert rows[e["id"]] == [str(e["id"]), "root", str(c.pid), "EDF", "100000", "10000", "90000",
+                             str(te["accepted_runtime_us"]), "0", "20000", "1", str(tid), comm.replace(" ", "_")]
     assert rows[f["id"]][3] == "FP" and rows[f["id"]][8] == str(f["priority"]) and rows[f["id"]][11] == "-"
+    assert rows[f["id"]][12] == "testclient"
 
     cores = d.cores()
     for core in cores:

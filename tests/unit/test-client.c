@@ -480,6 +480,47 @@ static void test_not_connected(void) {
         CHECK_EQ(rtf_disconnect(), RTF_OK);
 }
 
+/* A local -EINVAL says why, and never leaves an older reason behind (issue 12). */
+static void test_local_reasons(void) {
+        struct rtf_spec s = RTF_SPEC_INIT;
+        struct rtf_params p;
+
+        make_params(&p, 10000);
+        CHECK_EQ(rtf_spec_create(&s, &p), -ENOTCONN);
+        CHECK(strstr(rtf_last_reason(), "rtf_connect") != NULL);
+
+        CHECK_EQ(rtf_params_set_runtime(&p, 20000), 0);
+        CHECK_EQ(strcmp(rtf_last_reason(), ""), 0);     /* a call that succeeds clears it */
+        CHECK_EQ(rtf_spec_create(&s, &p), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "runtime must be at most the period") != NULL);
+
+        make_params(&p, 10000);
+        CHECK_EQ(rtf_params_set_deadline(&p, 5000), 0);
+        CHECK_EQ(rtf_params_set_runtime(&p, 6000), 0);
+        CHECK_EQ(rtf_spec_create(&s, &p), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "runtime must be at most the deadline") != NULL);
+
+        make_params(&p, 10000);
+        CHECK_EQ(rtf_params_set_des_runtime(&p, 10001), 0);
+        CHECK_EQ(rtf_spec_create(&s, &p), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "desired runtime must be at most the period") != NULL);
+
+        CHECK_EQ(rtf_params_set_period(&p, 0), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "period must be in 1..") != NULL);
+        CHECK_EQ(rtf_params_set_priority(&p, 100), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "priority must be in 1..99") != NULL);
+        CHECK_EQ(rtf_spec_release(&s), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "holds no reservation") != NULL);
+        s.size = 8;
+        CHECK_EQ(rtf_spec_attach(&s, 0), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "RTF_SPEC_INIT") != NULL);
+        CHECK_EQ(rtf_spec_create(NULL, &p), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "NULL") != NULL);
+        s = (struct rtf_spec) RTF_SPEC_INIT;
+        CHECK_EQ(rtf_task_start(&s), -EINVAL);
+        CHECK(strstr(rtf_last_reason(), "created with a period") != NULL);
+}
+
 static void test_connect_failures(void) {
         char path[200];
 
@@ -889,6 +930,7 @@ int main(void) {
         test_strerror_threads();
         test_params();
         test_not_connected();
+        test_local_reasons();
         test_connect_failures();
         test_broken_peer();
         test_scripted();

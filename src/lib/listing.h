@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Asking rtfd for its listings (STATUS, TASKS, TASK_STATS) outside librtf:
- * rtfctl and rtf-bench.  One connection, one page per request.
+ * Asking rtfd for its listings (STATUS, TASKS, TASK_STATS): rtfctl and
+ * rtf-bench.  One connection of its own (not librtf's process-wide one), one
+ * page per request.  Internal to the project: rows are protocol.h's.
  */
 #pragma once
 

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The listing client: part of librtf's internals (src/lib), linked into
+ * rtfctl and rtf-bench as the static library librtf-listing, with librtf's
+ * own way of connecting (transport.c).  Not exported by librtf.so: the rows
+ * are the wire's, which may change with the protocol version.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,29 +15,14 @@
 #include <unistd.h>
 
 #include "listing.h"
+#include "transport.h"
 
+#define LISTING_TIMEOUT_MS 5000
 #define RATE_RETRY_NS (5 * 1000 * 1000)
 #define RATE_RETRIES 2000
 
 int rtf_listing_connect(const char *path) {
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        struct timeval tv = { .tv_sec = 5 };
-        int fd;
-
-        if (strlen(path) >= sizeof(addr.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(addr.sun_path, path, strlen(path) + 1);
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-            connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-                int r = -errno;
-
-                close(fd);
-                return r;
-        }
-        return fd;
+        return transport_connect(path, LISTING_TIMEOUT_MS);
 }
 
 int rtf_listing_fetch(int fd, uint16_t type, uint32_t start, uint32_t seq, struct rtf_msg *ret,
