@@ -365,6 +365,11 @@ static int check_tentative(struct manager *mgr, struct owner *o, const struct sp
 
         if (q != RTF_OK)
                 return q;
+        /* ignore_adm_test (a policy grant, or root) skips every admission
+         * test, the whole machine's too: the kernel's own bandwidth check is
+         * all that remains, as the paper defines it (DESIGN.md). */
+        if (s->task.params.flags & RTF_PARAM_IGNORE_ADMISSION)
+                return RTF_OK;
         return manager_machine_veto(mgr, extra, r);
 }
 
