@@ -10,6 +10,8 @@ packages=(
     rt-tests stress-ng                # real peers and load (cyclictest)
     python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
+    rtl-433 ncat                      # rtf-nexa's real peers: decoder of its recordings, network pipe
+    libgpiod-dev                      # rtf-nexa's GPIO backend (built when found)
 )
 
 missing=()
