@@ -160,12 +160,15 @@ static void periodic_task(void *arg) {
 
         r->not_periodic = rt_task_wait_period(NULL);
         rt_task_set_periodic(NULL, r->release, 2 * MS);
-        for (int i = 0; i < 5; i++)
-                if (rt_task_wait_period(&ov) == 0) {
-                        if (i == 0)
-                                r->first_wake = rt_timer_read();
+        /* a loaded machine may delay this plain task by a period: -ETIMEDOUT is a release too */
+        for (int i = 0; i < 5; i++) {
+                int w = rt_task_wait_period(&ov);
+
+                if (i == 0)
+                        r->first_wake = rt_timer_read();
+                if (w == 0 || w == -ETIMEDOUT)
                         r->waits++;
-                }
+        }
         /* miss about three releases: -ETIMEDOUT with the count */
         rt_task_sleep(7 * MS);
         r->late_result = rt_task_wait_period(&ov);
