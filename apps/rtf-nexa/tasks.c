@@ -220,12 +220,15 @@ static void latency_main(void *cookie) {
                 int64_t err, ideal;
 
                 rt_task_wait_period(&ov);
-                /* the job of the latest release that has come; the ones before it are overruns */
-                ideal = release + (int64_t) ov * period;
+                /*
+                 * The toggle was due at the release waited for: a late one counts in full,
+                 * as in cyclictest, even when later releases were skipped (overruns).
+                 */
+                ideal = release;
                 level = !level;
                 out_line_set(&app->latency_line, level, ideal);
                 err = (int64_t) rt_timer_read() - ideal;
-                release = ideal + period;
+                release += (int64_t) (ov + 1) * period;
                 hist_add(&app->latency_hist, err > 0 ? (uint64_t) err : 0);
                 if (err > 0 && (uint64_t) err > app->latency_max_ns)
                         app->latency_max_ns = (uint64_t) err;
