@@ -109,7 +109,7 @@ static int run_dial(const struct nexa_dial_script *s, uint64_t phase_us, int gli
         return (int) used;
 }
 
-static void expected_command(const char *digits, char *out) {
+static void expected_command(const char *digits, char *out, size_t size) {
         unsigned v[3];
 
         for (int i = 0; i < 3; i++)
@@ -118,7 +118,7 @@ static void expected_command(const char *digits, char *out) {
                 out[0] = '\0';
                 return;
         }
-        sprintf(out, "%c%u%c\n", 'a' + v[0] - 1, v[1], v[2] == 1 ? '1' : '0');
+        snprintf(out, size, "%c%u%c\n", 'a' + v[0] - 1, v[1], v[2] == 1 ? '1' : '0');
 }
 
 static void test_dial_every_number(void) {
@@ -130,7 +130,7 @@ static void test_dial_every_number(void) {
 
         for (int num = 0; num < 1000; num++)
                 for (size_t k = 0; k < sizeof(dials) / sizeof(dials[0]); k++) {
-                        char digits[4], want[8], got[64];
+                        char digits[4], want[16], got[64];
                         struct nexa_dial d = NEXA_DIAL_INIT;
                         struct nexa_dial_script s = {
                                 .digits = digits, .pps_milli = dials[k].pps_milli, .break_pct = dials[k].break_pct,
@@ -139,7 +139,7 @@ static void test_dial_every_number(void) {
                         };
 
                         snprintf(digits, sizeof(digits), "%03d", num);
-                        expected_command(digits, want);
+                        expected_command(digits, want, sizeof(want));
                         /* a different sampling phase and one glitch somewhere, per run */
                         run_dial(&s, (uint64_t) (num % 10) * 1000, (num * 7 + (int) k * 13) % 250, &d, got,
                                  sizeof(got));
