@@ -74,11 +74,23 @@ static void transmit(struct nexa_app *app, uint16_t code) {
         for (int rep = 0; rep < NEXA_REPEATS; rep++) {
                 for (int bit = 0; bit <= NEXA_BITS; bit++) {
                         const struct nexa_pulse *p0 = &p[2 * bit], *p1 = bit < NEXA_BITS ? &p[2 * bit + 1] : NULL;
-                        int64_t off0 = b + p0->on_t * T, on1 = b + (p0->on_t + p0->off_t) * T;
-                        int64_t off1 = p1 ? on1 + p1->on_t * T : 0, end = p1 ? on1 + (p1->on_t + p1->off_t) * T : on1;
+                        int64_t off0, on1, off1, end;
+
+                        out_line_set(&app->tx_line, true, b);
+                        /*
+                         * A bit that starts late by more than T/4 (the task was held up) moves the
+                         * rest of the message with it, as the paper's alarms relative to the bit's
+                         * start do: aiming at times already past would squeeze pulses to nothing
+                         * and merge repeats.  On time, the schedule stays absolute.
+                         */
+                        if ((int64_t) rt_timer_read() - b > T / 4)
+                                b = (int64_t) rt_timer_read();
+                        off0 = b + p0->on_t * T;
+                        on1 = b + (p0->on_t + p0->off_t) * T;
+                        off1 = p1 ? on1 + p1->on_t * T : 0;
+                        end = p1 ? on1 + (p1->on_t + p1->off_t) * T : on1;
 
                         /* Section 4.2.1: every alarm of the bit is started at its beginning. */
-                        out_line_set(&app->tx_line, true, b);
                         arm(&a[0], off0);
                         if (p1) {
                                 arm(&a[1], on1);

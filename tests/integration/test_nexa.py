@@ -160,7 +160,7 @@ def test_rtl_433_decodes_every_command(nexa_env, load):
         decoded = rtl_433(path)
         for c in COMMANDS:
             got = decoded.count(expected(c))
-            assert got >= 1, f"{c} not decoded from {path} under {load} load: {decoded}"
+            assert got >= 1, f"{c} not decoded from {path} under {load} load: {decoded}, {t['edge_error']}"
         # normally all four repeats; at least three of four overall
         assert len(decoded) >= 3 * len(COMMANDS), decoded
         # No checksum in this protocol: a repeat whose edge came late enough decodes as another
