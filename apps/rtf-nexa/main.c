@@ -162,9 +162,12 @@ static int parse(int argc, char **argv, struct nexa_config *c) {
                 default: usage(stderr); return -EINVAL;
                 }
                 if (r < 0) {
-                        fprintf(stderr, TOOL ": bad value for --%s: '%s' (see --help)\n",
-                                o < 256 ? (o == 'p' ? "pipe-dir" : o == 'r' ? "record" : "duration-s") :
-                                opts[o - 256 + 1].name, optarg);
+                        const char *name = "?";
+
+                        for (const struct option *x = opts; x->name; x++)
+                                if (x->val == o)
+                                        name = x->name;
+                        fprintf(stderr, TOOL ": bad value for --%s: '%s' (see --help)\n", name, optarg);
                         return -EINVAL;
                 }
         }

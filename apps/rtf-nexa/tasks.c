@@ -211,8 +211,10 @@ static void dial_main(void *cookie) {
                                 log_ring_push(&app->dial_log, LOG_INFO, "dial %u: %.*s", k, n - 1, out);
                         } else {
                                 atomic_fetch_add(&app->dial_pipe_full, 1);
-                                log_ring_push(&app->dial_log, LOG_WARNING, "dial %u: %.*s not written to rtp2: %s",
-                                              k, n - 1, out, strerror((int) -w));
+                                /* the number, not strerror(): nothing on this path may allocate */
+                                log_ring_push(&app->dial_log, LOG_WARNING, "dial %u: %.*s not written to rtp2: "
+                                              "errno %d%s", k, n - 1, out, (int) -w,
+                                              w == -ENOMEM ? " (pool full: nobody reads rtp2)" : "");
                         }
                 }
         }
