@@ -275,7 +275,17 @@ static void test_alarms(void) {
         CHECK_EQ(rt_alarm_delete(&h), 0);
 }
 
+static void test_descriptors_abi(void) {
+        /* The descriptors live in the program's memory: their layout is ABI. */
+        CHECK_EQ(sizeof(RT_TASK), 8 + sizeof(void *));
+        CHECK_EQ(sizeof(RT_ALARM), 8 + sizeof(void *));
+        CHECK_EQ(sizeof(RT_PIPE), 8 + sizeof(void *));
+        CHECK_EQ(TM_NONBLOCK, ~0ULL);
+        CHECK_EQ(TM_INFINITE, 0);
+}
+
 int main(void) {
+        test_descriptors_abi();
         test_period_advance();
         if (!mkdtemp(pipe_dir)) {
                 perror("mkdtemp");
