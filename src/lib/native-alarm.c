@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -53,6 +54,11 @@ static struct rtf_native_alarm *alarm_enter(RT_ALARM *alarm, int *ret_err) {
 
 static void alarm_leave(struct rtf_native_alarm *a) {
         atomic_fetch_sub(&a->users, 1);
+}
+
+/* A task cancelled (rt_task_delete()) while it waits must still leave. */
+static void alarm_leave_cb(void *a) {
+        alarm_leave(a);
 }
 
 static int alarm_wait(struct rtf_native_alarm *a) {
@@ -185,11 +191,12 @@ RTF_PUBLIC int rtf_native_alarm_wait(RT_ALARM *alarm) {
         a = alarm_enter(alarm, &r);
         if (!a)
                 return r;
+        pthread_cleanup_push(alarm_leave_cb, a);
         if (a->handler)
                 r = -EINVAL;            /* its shots belong to the handler */
         else
                 r = alarm_wait(a);
-        alarm_leave(a);
+        pthread_cleanup_pop(1);
         return r;
 }
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -159,6 +160,11 @@ static void pipe_leave(struct rtf_native_pipe *p) {
         atomic_fetch_sub(&p->users, 1);
 }
 
+/* A task cancelled (rt_task_delete()) while it reads must still leave. */
+static void pipe_leave_cb(void *p) {
+        pipe_leave(p);
+}
+
 static ssize_t pipe_read(struct rtf_native_pipe *p, void *buf, size_t size, RTIME timeout) {
         int64_t deadline = 0;
 
@@ -210,8 +216,9 @@ RTF_PUBLIC ssize_t rtf_native_pipe_read(RT_PIPE *pipe, void *buf, size_t size, R
         p = pipe_enter(pipe, &err);
         if (!p)
                 return err;
+        pthread_cleanup_push(pipe_leave_cb, p);
         r = size == 0 ? 0 : pipe_read(p, buf, size, timeout);
-        pipe_leave(p);
+        pthread_cleanup_pop(1);
         return r;
 }
 

@@ -208,6 +208,25 @@ static void forever(void *arg) {
                 rt_task_sleep(1000 * MS);
 }
 
+static void reader_forever(void *arg) {
+        char buf[8];
+
+        rt_pipe_read(arg, buf, sizeof(buf), TM_INFINITE);
+}
+
+static void test_delete_task_blocked_in_a_pipe(void) {
+        RT_PIPE p = { 0 };
+        RT_TASK t;
+
+        CHECK(rt_pipe_create(&p, "cancel", P_MINOR_AUTO, 0) >= 0);
+        CHECK_EQ(rt_task_create(&t, "blocked", 0, 0, 0), 0);
+        CHECK_EQ(rt_task_start(&t, reader_forever, &p), 0);
+        usleep(20000);
+        CHECK_EQ(rt_task_delete(&t), 0);
+        /* the cancelled reader has left the pipe: deleting it does not wait for it */
+        CHECK_EQ(rt_pipe_delete(&p), 0);
+}
+
 static void test_task_delete(void) {
         RT_TASK a, b, c;
 
@@ -297,6 +316,7 @@ int main(void) {
         test_pipe_delete_wakes_reader();
         test_task_periodic_plain();
         test_task_delete();
+        test_delete_task_blocked_in_a_pipe();
         test_alarms();
         rmdir(pipe_dir);
         return test_done();
