@@ -102,9 +102,11 @@ struct nexa_app {
         /* dial decoder */
         struct nexa_dial decoders[8];
         atomic_ullong dial_releases, dial_overruns, dial_commands, dial_written, dial_pipe_full;
+        int64_t dial_first_ns, dial_last_ns;            /* first and last release served */
         /* latency task */
         struct hist latency_hist;
         atomic_ullong latency_releases, latency_overruns;
+        int64_t latency_first_ns, latency_last_ns;
         uint64_t latency_max_ns;
         /* the report */
         int64_t end_ns;

@@ -166,6 +166,8 @@ static json_object *report(const struct nexa_app *app, int argc, char **argv) {
         json_object_object_add(d, "dials", json_object_new_int64(app->cfg.dials));
         json_object_object_add(d, "releases", json_object_new_uint64(atomic_load(&app->dial_releases)));
         json_object_object_add(d, "overruns", json_object_new_uint64(atomic_load(&app->dial_overruns)));
+        /* releases from the first to the last served, by the clock: what "releases" must count */
+        json_object_object_add(d, "span_ns", json_object_new_int64(app->dial_last_ns - app->dial_first_ns));
         json_object_object_add(d, "commands", json_object_new_uint64(atomic_load(&app->dial_commands)));
         json_object_object_add(d, "commands_written", json_object_new_uint64(atomic_load(&app->dial_written)));
         json_object_object_add(d, "commands_pipe_full", json_object_new_uint64(atomic_load(&app->dial_pipe_full)));
@@ -175,6 +177,7 @@ static json_object *report(const struct nexa_app *app, int argc, char **argv) {
         json_object_object_add(l, "period_us", json_object_new_int64(app->cfg.latency_period_us));
         json_object_object_add(l, "releases", json_object_new_uint64(atomic_load(&app->latency_releases)));
         json_object_object_add(l, "overruns", json_object_new_uint64(atomic_load(&app->latency_overruns)));
+        json_object_object_add(l, "span_ns", json_object_new_int64(app->latency_last_ns - app->latency_first_ns));
         json_object_object_add(l, "release_error", stats_json(&app->latency_hist, 0));
         json_object_object_add(o, "latency", l);
         json_object_object_add(o, "duration_ns", json_object_new_int64(app->end_ns - app->start_ns));

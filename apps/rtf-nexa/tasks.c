@@ -178,10 +178,11 @@ static void dial_main(void *cookie) {
                 .digits = cfg->dial_sim, .pps_milli = cfg->dial_pps_milli, .break_pct = cfg->dial_break_pct,
                 .idle_ms = 200, .interdigit_ms = 400, .hangup_ms = 300, .bounce_us = cfg->dial_bounce_us,
         };
-        int64_t t0;
+        int64_t t0, release;
 
         t0 = (int64_t) rt_timer_read() + (int64_t) cfg->dial_delay_ms * MS;
-        rt_task_set_periodic(NULL, TM_NOW, DIAL_PERIOD_NS);
+        release = (int64_t) rt_timer_read() + DIAL_PERIOD_NS;
+        rt_task_set_periodic(NULL, (RTIME) release, DIAL_PERIOD_NS);
         while (!atomic_load(&app->stop)) {
                 unsigned long ov = 0;
                 int64_t now;
@@ -190,6 +191,10 @@ static void dial_main(void *cookie) {
                 atomic_fetch_add(&app->dial_releases, 1 + ov);
                 atomic_fetch_add(&app->dial_overruns, ov);
                 now = (int64_t) rt_timer_read();
+                if (!app->dial_first_ns)
+                        app->dial_first_ns = release;
+                release += (int64_t) (ov + 1) * DIAL_PERIOD_NS;
+                app->dial_last_ns = release - DIAL_PERIOD_NS;
                 /* Several decoders in one loop (section 4.2.2), one after the other. */
                 for (uint32_t k = 0; k < cfg->dials; k++) {
                         char out[NEXA_COMMAND_MAX];
@@ -239,6 +244,9 @@ static void latency_main(void *cookie) {
                  * as in cyclictest, even when later releases were skipped (overruns).
                  */
                 ideal = release;
+                if (!app->latency_first_ns)
+                        app->latency_first_ns = ideal;
+                app->latency_last_ns = ideal + (int64_t) ov * period;
                 level = !level;
                 out_line_set(&app->latency_line, level, ideal);
                 err = (int64_t) rt_timer_read() - ideal;

@@ -185,10 +185,11 @@ def test_dial_to_transmitter_through_cat_loses_nothing(nexa_env):
     dial = report["dial"]
     assert (dial["commands"], dial["commands_written"], dial["commands_pipe_full"]) == (4, 4, 0), dial
     assert dial["overruns"] == 0, dial
-    # every 10 ms release of the run is counted
-    assert abs(dial["releases"] - report["duration_ns"] / 10e6) <= 3, (dial, report["duration_ns"])
+    # every 10 ms release between the first and the last one served is counted, none missed
+    assert abs(dial["releases"] - 1 - dial["span_ns"] / 10e6) < 0.5, dial
+    assert dial["span_ns"] > report["duration_ns"] - 1e9, (dial, report["duration_ns"])  # served all the run
     lat = report["latency"]
-    assert lat["overruns"] == 0 and abs(lat["releases"] - report["duration_ns"] / 35e6) <= 2, lat
+    assert lat["overruns"] == 0 and abs(lat["releases"] - 1 - lat["span_ns"] / 35e6) < 0.5, lat
     assert report["transmitter"]["transmissions"] == 4
     decoded = rtl_433(n.ook)
     on, off = ("D", 2, "on"), ("D", 2, "off")
