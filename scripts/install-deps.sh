@@ -13,6 +13,8 @@ packages=(
     qemu-system-x86                   # boots the bare-machine image (rtf-bare) in its tests
     grub-pc-bin xorriso mtools isolinux syslinux-common  # ... and through GRUB and ISOLINUX
     bash-completion man-db binutils   # test_install.py: completion, man pages, readelf
+    rtl-433 ncat                      # rtf-nexa's real peers: decoder of its recordings, network pipe
+    libgpiod-dev                      # rtf-nexa's GPIO backend (built when found)
 )
 
 missing=()
