@@ -10,6 +10,7 @@ packages=(
     rt-tests stress-ng                # real peers and load (cyclictest)
     python3-matplotlib                # --plot of rtf-latency, rtf-bench and rtf-budget
     util-linux procps                 # setpriv, runuser, ps
+    qemu-system-x86 busybox-static cpio  # tests/vm/run-debian12: Debian 12's kernel in a VM
 )
 
 missing=()
