@@ -4,7 +4,10 @@ Debian 12's own kernel package (linux-image-6.1.0-NN-amd64-unsigned, fetched
 with apt-get download and cached, never installed) in QEMU (TCG, 2 CPUs) on an
 initramfs with the stock cgroup layout (cgroup2 alone, cpuset on the unified
 hierarchy), runs tests/vm/scenario.sh there and prints one line per check.
-Each check is asserted here.  It touches none of this machine's kernel state,
+Each check is asserted here, on 6.1 (no cpuset.cpus.exclusive, no
+PIDFD_THREAD: rtfd's flat partition layout and its thread fallback) and on
+the 6.12 kernel Debian 12 also ships (remote partitions below /rtf, as on
+newer kernels).  It touches none of this machine's kernel state,
 so it needs no kernel lock.  Skipped only when the tools or the kernel package
 cannot be had (the reason is what run-debian12 said)."""
 import os
@@ -28,28 +31,38 @@ CHECKS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def vm(build):
-    r = subprocess.run([RUN, build.path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+# kernel series -> (run-debian12 options, `uname -r`, the partition rtfd makes)
+KERNELS = {
+    "6.1": ([], r"6\.1\.0-\d+-amd64", "/sys/fs/cgroup/rtf-cpu1"),
+    "6.12": (["--series", "6.12"], r"6\.12\.\d+\+deb12-amd64", "/sys/fs/cgroup/rtf/cpu1"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(KERNELS))
+def vm(request, build):
+    options, release, partition = KERNELS[request.param]
+    r = subprocess.run([RUN, *options, build.path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=400)
     if r.returncode == 77:
         pytest.skip(r.stderr.strip().splitlines()[-1])
     checks = {m.group(1): (m.group(2), m.group(3))
               for m in re.finditer(r"^RTFVM CHECK (\S+) (PASS|FAIL) ?(.*)$", r.stdout, re.M)}
-    return r, checks
+    return r, checks, release, partition
 
 
 def test_the_scenario_ran_on_debian12s_kernel(vm):
-    r, checks = vm
+    r, checks, release, partition = vm
     assert "RTFVM DONE" in r.stdout, r.stdout[-4000:] + r.stderr
     m = re.search(r"^RTFVM KERNEL (\S+)", r.stdout, re.M)
-    assert m and re.fullmatch(r"6\.1\.0-\d+-amd64", m.group(1)), r.stdout[-4000:]
+    assert m and re.fullmatch(release, m.group(1)), r.stdout[-4000:]
     assert sorted(checks) == sorted(CHECKS), r.stdout[-4000:]
+    # the layout the running kernel supports
+    assert checks["partition_exists"][1] == partition, r.stdout[-4000:]
 
 
 @pytest.mark.parametrize("name", CHECKS)
 def test_check(vm, name):
-    r, checks = vm
+    r, checks = vm[:2]
     result, detail = checks.get(name, ("missing", ""))
     assert result == "PASS", f"{name}: {result} {detail}\n" + "\n".join(
         line for line in r.stdout.splitlines() if line.startswith("RTFVM"))
