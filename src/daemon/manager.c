@@ -209,7 +209,8 @@ static void fill_reply(struct rtf_msg_reply *r, const struct spec *s) {
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
 static void note_state(const struct spec *changed, bool add) {
-        struct state_entry one = { changed->att->thread.tid, 0, changed->att->thread.pidfd_ino };
+        struct state_entry one = { changed->att->thread.tid, changed->att->thread.compat_starttime,
+                                    changed->att->thread.pidfd_ino };
         struct state_entry *live = NULL;
         size_t n = 0;
 
@@ -219,7 +220,8 @@ static void note_state(const struct spec *changed, bool add) {
                 live = calloc(n ? n : 1, sizeof(*live));
                 n = 0;
                 for (struct spec *s = mgr.attached; live && s; s = s->att->next)
-                        live[n++] = (struct state_entry){ s->att->thread.tid, 0, s->att->thread.pidfd_ino };
+                        live[n++] = (struct state_entry){ s->att->thread.tid, s->att->thread.compat_starttime,
+                                                           s->att->thread.pidfd_ino };
         }
         state_note(&mgr.state, add, &one, live, live ? n : SIZE_MAX / 4);
         free(live);
