@@ -28,6 +28,8 @@ CHECKS = [
     "rm_admitted", "rm_attached", "rm_sched_fifo", "rm_pinned",
     "rtfd_stopped", "partitions_gone", "edf_demoted", "rm_demoted",
     "thread_back_in_origin", "process_back_in_origin", "subtree_restored",
+    "crash_setup", "crash_left_partition", "crash_recovered_demoted", "crash_recovered_partition",
+    "crash_final_stop",
 ]
 
 

@@ -110,6 +110,35 @@ check thread_back_in_origin "[ -n '$ORIGIN' ] && [ \"\$(cgroup_of $TID)\" = '$OR
 check process_back_in_origin "[ -n '$ORIGIN' ] && [ \"\$(cgroup_of $CLIENT)\" = '$ORIGIN' ]" "cgroup $(cgroup_of $CLIENT)"
 check subtree_restored "[ -z \"\$(cat $CG/cgroup.subtree_control)\" ]" "subtree_control '$(cat $CG/cgroup.subtree_control)'"
 
+# A crash: rtfd killed while the thread is SCHED_DEADLINE in a partition; the
+# next rtfd removes the stale partition and demotes the thread (its journal).
+start_rtfd() {
+        rm -f $SOCK
+        $RTF/bin/rtfd --socket $SOCK --plugindir $RTF/plugins --config /etc/rtfd.conf --acl /etc/rtf-acl.conf \
+                --foreground -v >> /tmp/rtfd.log 2>&1 &
+        RTFD=$!
+        i=0
+        while [ ! -S $SOCK ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+}
+start_rtfd
+ask disconnect          # the connection to the stopped rtfd
+ask connect
+ask create e2 period=100000 runtime=10000 deadline=80000
+ask attach e2 thread:t
+check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
+        "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+kill -KILL $RTFD
+wait $RTFD
+check crash_left_partition "[ -d $PART ] && [ \"\$(policy_of $TID)\" = 6 ]" "policy $(policy_of $TID)"
+start_rtfd
+check crash_recovered_demoted "[ \"\$(policy_of $TID)\" = 0 ] && grep -q 'orphaned real-time thread' /tmp/rtfd.log" \
+        "policy $(policy_of $TID); $(grep -m1 'orphaned' /tmp/rtfd.log)"
+check crash_recovered_partition "[ \"\$(cat $PART/cpuset.cpus.partition 2>/dev/null)\" = root ] && \
+        [ \"$CG\$(cgroup_of $TID)\" != '$PART' ]" "partition $(cat $PART/cpuset.cpus.partition 2>/dev/null), thread in $(cgroup_of $TID)"
+kill -TERM $RTFD
+wait $RTFD
+check crash_final_stop "[ $? = 0 ] && ! ls -d $CG/rtf-cpu* $CG/rtf >/dev/null 2>&1" "$(ls -d $CG/rtf* 2>/dev/null | tr '\n' ' ')"
+
 ask quit
 exec 3>&-
 sed 's/^/RTFVM rtfd.log: /' /tmp/rtfd.log
