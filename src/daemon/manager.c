@@ -858,6 +858,12 @@ void manager_watchdog(void) {
                 int r;
 
                 next = s->att->next;
+                /* Before Linux 6.9 a thread's exit does not make the pidfd
+                 * (its process's) readable (thread-compat.h): found here. */
+                if (!thread_alive(&s->att->thread)) {
+                        thread_exited(&s->att->source, 0);
+                        continue;
+                }
                 if (!owners_still_match(s))
                         continue;
                 if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)

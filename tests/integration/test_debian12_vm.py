@@ -25,7 +25,7 @@ CHECKS = [
     "rtfd_started", "log_says_cgroup_v2", "partition_exists", "partition_is_root", "partition_cpu",
     "client_connected", "edf_admitted", "edf_attached", "edf_sched_deadline", "edf_pinned",
     "edf_in_partition", "edf_partition_still_root", "edf_process_not_pinned",
-    "rm_admitted", "rm_attached", "rm_sched_fifo", "rm_pinned",
+    "rm_admitted", "rm_attached", "rm_sched_fifo", "rm_pinned", "exited_thread_let_go",
     "rtfd_stopped", "partitions_gone", "edf_demoted", "rm_demoted",
     "thread_back_in_origin", "process_back_in_origin", "subtree_restored",
     "crash_setup", "crash_left_partition", "crash_recovered_demoted", "crash_recovered_partition",

@@ -97,6 +97,24 @@ check rm_attached "[ \"\$(json_num result '$ANSWER')\" = 0 ]" "$ANSWER"
 check rm_sched_fifo "[ \"\$(policy_of $FTID)\" = 1 ]" "policy $(policy_of $FTID)"
 check rm_pinned "[ \"\$(cpus_of $FTID)\" = 0 ]" "cpus $(cpus_of $FTID)"
 
+# A thread that exits while its process lives: rtfd must let go of it, so
+# that the specification takes another thread.
+ask thread x
+ask create x period=100000 runtime=10000 deadline=80000
+ask attach x thread:x
+ask exit x
+ask thread y
+YTID=$(json_num tid "$ANSWER")
+tries=0
+while :; do
+        ask attach x thread:y
+        if [ "$(json_num result "$ANSWER")" = 0 ] || [ $tries -ge 20 ]; then break; fi
+        sleep 0.5
+        tries=$((tries + 1))
+done
+check exited_thread_let_go "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $YTID)\" = 6 ]" \
+        "after $tries retries: $ANSWER"
+
 kill -TERM $RTFD
 wait $RTFD
 RC=$?
