@@ -29,7 +29,7 @@ CHECKS = [
     "rtfd_stopped", "partitions_gone", "edf_demoted", "rm_demoted",
     "thread_back_in_origin", "process_back_in_origin", "subtree_restored",
     "crash_setup", "crash_left_partition", "crash_recovered_demoted", "crash_recovered_partition",
-    "crash_final_stop",
+    "crash_final_stop", "no_sanitizer_reports",
 ]
 
 

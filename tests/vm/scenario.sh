@@ -11,6 +11,7 @@ SOCK=/run/rtfd.sock
 CG=/sys/fs/cgroup
 USER_UID=1000
 export LD_LIBRARY_PATH=$RTF/lib
+[ -f /etc/rtf-vm.env ] && . /etc/rtf-vm.env     # ASAN_OPTIONS, UBSAN_OPTIONS of the host
 
 check() {       # name, condition (a shell test), detail
         if eval "$2"; then r=PASS; else r=FAIL; fi
@@ -159,6 +160,10 @@ check crash_final_stop "[ $? = 0 ] && ! ls -d $CG/rtf-cpu* $CG/rtf >/dev/null 2>
 
 ask quit
 exec 3>&-
+wait $CLIENT
+# a build with -Db_sanitize=address,undefined reports on stderr
+check no_sanitizer_reports "! grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' \
+        /tmp/rtfd.log /tmp/cerr" "$(grep -h -m1 -e Sanitizer -e 'runtime error:' /tmp/rtfd.log /tmp/cerr)"
 sed 's/^/RTFVM rtfd.log: /' /tmp/rtfd.log
 sed 's/^/RTFVM client stderr: /' /tmp/cerr
 echo "RTFVM DONE"
