@@ -15,6 +15,7 @@ packages=(
     bash-completion man-db binutils   # test_install.py: completion, man pages, readelf
     rtl-433 ncat                      # rtf-nexa's real peers: decoder of its recordings, network pipe
     libgpiod-dev                      # rtf-nexa's GPIO backend (built when found)
+    busybox-static cpio               # tests/vm/run-debian12: Debian 12's kernel in a VM (with qemu)
 )
 
 missing=()

@@ -20,10 +20,24 @@
  * v2 moves a single thread (cgroup.threads) only inside its process's
  * threaded subtree, so the process is moved into B/rtf first and back to
  * the cgroup it came from when its last partitioned thread leaves.
+ *
+ * Before Linux 6.7 (Debian 12 runs 6.1) there is no cpuset.cpus.exclusive and
+ * no remote partition: a partition root's parent must be a partition root
+ * itself, and a parent that holds tasks must keep a CPU.  B/rtf cannot be
+ * one (it holds the processes and would take their other CPUs from the rest
+ * of the system), so the "flat" layout puts each partition directly below
+ * the root, which is a partition root and may have threaded children:
+ *
+ *   /rtf-cpuN    cgroup.type threaded, cpuset.cpus = N, partition = root
+ *
+ * and a process with a partitioned thread moves into the root cgroup (the
+ * threaded domain of those children) instead of B/rtf.  setup() picks the
+ * flat layout when B/rtf has no cpuset.cpus.exclusive, and says so.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +56,30 @@ static void rtf_path(const struct cpuset *cs, char *buf, size_t size) {
         snprintf(buf, size, "%s%s/" RTF_DIR, cs->root, cs->base);
 }
 
+#define FLAT_PREFIX "rtf-cpu"
+
 static void cpu_path(const struct cpuset *cs, uint32_t cpu, char *buf, size_t size) {
-        snprintf(buf, size, "%s%s/" RTF_DIR "/cpu%" PRIu32, cs->root, cs->base, cpu);
+        if (cs->v2_flat)
+                snprintf(buf, size, "%s/" FLAT_PREFIX "%" PRIu32, cs->root, cpu);
+        else
+                snprintf(buf, size, "%s%s/" RTF_DIR "/cpu%" PRIu32, cs->root, cs->base, cpu);
+}
+
+/* Where the processes with a partitioned thread live: B/rtf, or the root. */
+static void domain_path(const struct cpuset *cs, char *buf, size_t size) {
+        if (cs->v2_flat)
+                snprintf(buf, size, "%s", cs->root);
+        else
+                rtf_path(cs, buf, size);
+}
+
+/* The same and the partitions' common prefix, as /proc/PID/cgroup says them. */
+static void domain_cgroup(const struct cpuset *cs, char *buf, size_t size) {
+        snprintf(buf, size, cs->v2_flat ? "/" : "%s/" RTF_DIR, cs->base);
+}
+
+static size_t partition_cgroup_prefix(const struct cpuset *cs, char *buf, size_t size) {
+        return (size_t)snprintf(buf, size, cs->v2_flat ? "/" FLAT_PREFIX : "%s/" RTF_DIR "/cpu", cs->base);
 }
 
 /* The cgroup at `level` on the way from the root (0) down to B: the root,
@@ -162,11 +198,11 @@ static void origin_forget(struct cpuset *cs, struct cpuset_origin *o) {
 /* Whether the process of a record is (still) in rtf/: it may have exited,
  * and its pid may belong to another process by now. */
 static bool origin_valid(const struct cpuset *cs, const struct cpuset_origin *o) {
-        char proc[64], cg[PATH_LEN], rtf[PATH_LEN];
+        char proc[64], cg[PATH_LEN], domain[PATH_LEN];
 
         snprintf(proc, sizeof(proc), "/proc/%d", (int)o->pid);
-        snprintf(rtf, sizeof(rtf), "%s/" RTF_DIR, cs->base);
-        return cgroup_of(proc, cg, sizeof(cg)) >= 0 && strcmp(cg, rtf) == 0;
+        domain_cgroup(cs, domain, sizeof(domain));
+        return cgroup_of(proc, cg, sizeof(cg)) >= 0 && strcmp(cg, domain) == 0;
 }
 
 static void origins_prune(struct cpuset *cs) {
@@ -193,26 +229,42 @@ static void put_back_processes(struct cpuset *cs) {
         move_all_procs(rtf, cs->root, "cgroup.procs");
 }
 
-static void remove_tree(struct cpuset *cs) {
-        char rtf[PATH_LEN], dir[PATH_LEN + 256];
+/* Threads of the partitions named prefix* in `parent` back to `parent`, where
+ * their processes are; returns how many partitions there were. */
+static size_t remove_partitions(const char *parent, const char *prefix) {
+        char dir[PATH_LEN + 256];
         struct dirent *de;
+        size_t n = 0;
         DIR *d;
 
-        rtf_path(cs, rtf, sizeof(rtf));
-        d = opendir(rtf);
+        d = opendir(parent);
         if (!d)
-                return;
-        /* Threads of the partitions back to rtf/, whose processes are all there. */
+                return 0;
         while ((de = readdir(d))) {
-                if (de->d_type != DT_DIR || strncmp(de->d_name, "cpu", 3) != 0)
+                if (de->d_type != DT_DIR || strncmp(de->d_name, prefix, strlen(prefix)) != 0)
                         continue;
-                snprintf(dir, sizeof(dir), "%s/%s", rtf, de->d_name);
+                snprintf(dir, sizeof(dir), "%s/%s", parent, de->d_name);
                 cpuset_write_file(dir, "cpuset.cpus.partition", "member");
-                remove_dir(dir, rtf, "cgroup.threads");
+                remove_dir(dir, parent, "cgroup.threads");
+                n++;
         }
         closedir(d);
+        return n;
+}
+
+/* Both layouts: a stale tree may come from an rtfd on another kernel. */
+static size_t remove_tree(struct cpuset *cs) {
+        char rtf[PATH_LEN];
+        struct stat st;
+        size_t n;
+
+        rtf_path(cs, rtf, sizeof(rtf));
+        n = stat(rtf, &st) >= 0;
+        remove_partitions(rtf, "cpu");
+        n += remove_partitions(cs->root, FLAT_PREFIX);
         put_back_processes(cs);
         remove_dir(rtf, cs->root, "cgroup.procs");
+        return n;
 }
 
 /* Put the exclusive CPUs of the levels between the root and rtf/ back. */
@@ -235,14 +287,9 @@ static void subtree_restore(struct cpuset *cs) {
 }
 
 void cpuset_v2_cleanup_stale(struct cpuset *cs) {
-        char rtf[PATH_LEN];
-        struct stat st;
-
-        rtf_path(cs, rtf, sizeof(rtf));
-        if (stat(rtf, &st) < 0)
+        if (remove_tree(cs) == 0)
                 return;
-        log_notice("Removing the cgroups left by an earlier rtfd under %s", rtf);
-        remove_tree(cs);
+        log_notice("Removed the cgroups left by an earlier rtfd under %s%s", cs->root, cs->base);
         exclusive_clear(cs);
 }
 
@@ -309,7 +356,7 @@ static int make_partition(struct cpuset *cs, uint32_t c) {
                 return log_error_errno(errno, "Failed to create cgroup %s: %m", dir);
         if ((r = cpuset_write_file(dir, "cgroup.type", "threaded")) < 0 ||
             (r = cpuset_write_file(dir, "cpuset.cpus", cpu)) < 0 ||
-            (r = cpuset_write_file(dir, "cpuset.cpus.exclusive", cpu)) < 0 ||
+            (!cs->v2_flat && (r = cpuset_write_file(dir, "cpuset.cpus.exclusive", cpu)) < 0) ||
             (r = cpuset_write_file(dir, "cpuset.cpus.partition", "root")) < 0)
                 return log_error_errno(r, "Failed to make %s a cpuset partition of CPU %s: %m", dir, cpu);
         /* The write succeeds even when the kernel cannot make the partition:
@@ -323,6 +370,23 @@ static int make_partition(struct cpuset *cs, uint32_t c) {
         return 0;
 }
 
+/* The kernel has no remote partitions (before 6.7): undo rtf/ and what was
+ * enabled for it below the root, and make the partitions children of the root. */
+static int use_flat_layout(struct cpuset *cs, const char *rtf) {
+        if (rmdir(rtf) < 0)
+                return log_error_errno(errno, "Failed to remove cgroup %s: %m", rtf);
+        subtree_restore(cs);
+        if (cs->base[0])
+                log_notice("No cpuset.cpus.exclusive (Linux < 6.7): cpuset partitions cannot be below rtfd's "
+                           "cgroup %s, they are made at the top of the cgroup v2 hierarchy", cs->base);
+        cs->base[0] = 0;
+        cs->v2_flat = true;
+        log_info("cpusets: no cpuset.cpus.exclusive (Linux < 6.7, no remote partitions): each partition is a "
+                 "threaded child of the root cgroup, %s/" FLAT_PREFIX "N; a process with a partitioned thread "
+                 "moves to the root cgroup", cs->root);
+        return enable_cpuset(cs);
+}
+
 int cpuset_v2_setup(struct cpuset *cs) {
         char rtf[PATH_LEN], cpus[4096], rest[4096];
         int r;
@@ -334,19 +398,29 @@ int cpuset_v2_setup(struct cpuset *cs) {
         rtf_path(cs, rtf, sizeof(rtf));
         if (mkdir(rtf, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Failed to create cgroup %s: %m", rtf);
-        r = cpuset_write_file(rtf, "cgroup.subtree_control", "+cpuset");
-        if (r < 0)
-                return log_error_errno(r, "Failed to enable the cpuset controller in %s: %m", rtf);
         cpuset_cpu_list(cpus, sizeof(cpus), cs, true);
-        r = exclusive_set(cs, cpus);
-        if (r < 0)
-                return r;
+        if (cpuset_read_file(rtf, "cpuset.cpus.exclusive", rest, sizeof(rest)) == -ENOENT) {
+                r = use_flat_layout(cs, rtf);
+                if (r < 0)
+                        return r;
+        } else {
+                r = cpuset_write_file(rtf, "cgroup.subtree_control", "+cpuset");
+                if (r < 0)
+                        return log_error_errno(r, "Failed to enable the cpuset controller in %s: %m", rtf);
+                r = exclusive_set(cs, cpus);
+                if (r < 0)
+                        return r;
+        }
         for (uint32_t c = 0; c < cs->n_cpus; c++)
                 if (cs->partitioned[c] && (r = make_partition(cs, c)) < 0)
                         return r;
         cpuset_cpu_list(rest, sizeof(rest), cs, false);
-        log_info("SCHED_DEADLINE partitions (cgroup v2 cpuset partitions, root domains) on CPU %s under %s; "
-                 "the rest of the system keeps CPU %s where it is", cpus, rtf, rest);
+        if (cs->v2_flat)
+                log_info("SCHED_DEADLINE partitions (cgroup v2 cpuset partitions, root domains) on CPU %s as %s/"
+                         FLAT_PREFIX "N; the rest of the system keeps CPU %s where it is", cpus, cs->root, rest);
+        else
+                log_info("SCHED_DEADLINE partitions (cgroup v2 cpuset partitions, root domains) on CPU %s under %s; "
+                         "the rest of the system keeps CPU %s where it is", cpus, rtf, rest);
         return 0;
 }
 
@@ -364,7 +438,7 @@ static bool has_partitioned_thread(const struct cpuset *cs, pid_t pid, pid_t tid
         size_t n;
         DIR *d;
 
-        n = (size_t)snprintf(prefix, sizeof(prefix), "%s/" RTF_DIR "/cpu", cs->base);
+        n = partition_cgroup_prefix(cs, prefix, sizeof(prefix));
         snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
         d = opendir(dir);
         if (!d)
@@ -379,6 +453,37 @@ static bool has_partitioned_thread(const struct cpuset *cs, pid_t pid, pid_t tid
         return found;
 }
 
+/*
+ * Before 6.7 the kernel gives a task that joins the root cgroup every
+ * possible CPU as its affinity (cpuset_attach(), top_cpuset), partitioned
+ * ones included; any other cgroup gives its effective CPUs.  The threads of a
+ * process moved to the root for the flat layout get what the root's
+ * partitions leave, as they would in any other cgroup.
+ */
+static void flat_confine_process(const struct cpuset *cs, pid_t pid) {
+        char dir[64], task[512], cg[PATH_LEN];
+        struct dirent *de;
+        cpu_set_t rest;
+        DIR *d;
+
+        CPU_ZERO(&rest);
+        for (uint32_t c = 0; c < cs->n_cpus && c < CPU_SETSIZE; c++)
+                if (!cs->partitioned[c])
+                        CPU_SET(c, &rest);
+        snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+        d = opendir(dir);
+        if (!d)
+                return;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(task, sizeof(task), "%s/%s", dir, de->d_name);
+                if (cgroup_of(task, cg, sizeof(cg)) >= 0 && strcmp(cg, "/") == 0)
+                        sched_setaffinity(atoi(de->d_name), sizeof(rest), &rest);
+        }
+        closedir(d);
+}
+
 int cpuset_v2_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
         char rtf[PATH_LEN], dir[PATH_LEN], proc[64], origin[PATH_LEN];
         struct cpuset_origin *o;
@@ -388,7 +493,7 @@ int cpuset_v2_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
         r = tgid_of(tid, &pid);
         if (r < 0)
                 return r;
-        rtf_path(cs, rtf, sizeof(rtf));
+        domain_path(cs, rtf, sizeof(rtf));
         o = origin_find(cs, pid);
         if (o && !origin_valid(cs, o)) {
                 origin_forget(cs, o);
@@ -434,6 +539,8 @@ int cpuset_v2_move_thread(struct cpuset *cs, pid_t tid, int cpu) {
                         return r;
                 }
                 cs->n_origins++;
+                if (cs->v2_flat)
+                        flat_confine_process(cs, pid);
         }
         cpu_path(cs, (uint32_t)cpu, dir, sizeof(dir));
         return write_id(dir, "cgroup.threads", tid);

@@ -58,6 +58,7 @@ struct cpuset {
         bool active;                    /* partitions exist */
         bool partitioned[CPUSET_MAX_CPUS];
         bool saved_load_balance;        /* v1 */
+        bool v2_flat;                   /* v2 before Linux 6.7: partitions are children of the root (cpuset-v2.c) */
         /* v2: what setup changed above rtf/, to put back */
         uint32_t n_enabled;             /* cgroups (from the root down) whose subtree_control got +cpuset */
         bool base_enabled[32];

@@ -17,7 +17,8 @@
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
 static void note_state(struct manager *mgr, const struct spec *changed, bool add) {
-        struct state_entry one = { changed->att->thread.tid, 0, changed->att->thread.pidfd_ino };
+        struct state_entry one = { changed->att->thread.tid, changed->att->thread.compat_starttime,
+                                    changed->att->thread.pidfd_ino };
         _cleanup_(freep) struct state_entry *live = NULL;
         size_t n = 0;
 
@@ -30,7 +31,8 @@ static void note_state(struct manager *mgr, const struct spec *changed, bool add
                         log_warning("Out of memory: the state file %s is not compacted now", mgr->state.path);
                 n = 0;
                 for (struct spec_thread *a = mgr->attached; live && a; a = a->attached_next)
-                        live[n++] = (struct state_entry){ a->thread.tid, 0, a->thread.pidfd_ino };
+                        live[n++] = (struct state_entry){ a->thread.tid, a->thread.compat_starttime,
+                                                           a->thread.pidfd_ino };
         }
         state_note(&mgr->state, add, &one, live, n);
 }
@@ -258,6 +260,12 @@ void manager_watchdog(struct manager *mgr) {
                 bool stuck;
                 int r;
 
+                /* Before Linux 6.9 a thread's exit does not make the pidfd
+                 * (its process's) readable (thread-compat.h): found here. */
+                if (!mgr->kops->thread_alive(mgr->kdata, &a->thread)) {
+                        thread_exited(&a->source, 0);
+                        continue;
+                }
                 if (!owners_still_match(mgr, s))
                         continue;
                 if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)

@@ -5,17 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "sched-attr.h"
 #include "state.h"
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
+#include "thread-compat.h"
 
 int stat_text_starttime(const char *text, size_t len, uint64_t *ret) {
         const char *p = NULL, *end = text + len;
@@ -129,18 +125,23 @@ void state_close(struct state *st) {
 
 static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
         struct rtf_sched_attr attr = { .size = sizeof(attr) }, other = { .size = sizeof(other) };
-        uint64_t now_start = 0;
+        uint64_t now_start = 0, compat_start = 0;
         struct stat st;
-        int pidfd, r;
+        pid_t tgid = 0;
+        int pidfd = -1, r;
 
-        pidfd = pidfd_open(tid, PIDFD_THREAD);
-        if (pidfd < 0)
+        if (thread_compat_pidfd_open(tid, &pidfd, &tgid, &compat_start) < 0)
                 return 0;
         /* The pidfd pins this thread: if its inode and start time match, it is
-         * the one the previous rtfd promoted, not a successor with the same id. */
-        r = starttime ? thread_starttime(tid, &now_start) : 0;
-        if (r < 0 || (starttime && now_start != starttime) || fstat(pidfd, &st) < 0 ||
-            (uint64_t)st.st_ino != ino) {
+         * the one the previous rtfd promoted, not a successor with the same id.
+         * Without PIDFD_THREAD it pins the process, and the start time that
+         * names the thread must have been recorded (thread-compat.h). */
+        if (compat_start)
+                r = starttime && compat_start == starttime ? 0 : -ESRCH;
+        else
+                r = starttime ? thread_starttime(tid, &now_start) : 0;
+        if (r < 0 || (!compat_start && ((starttime && now_start != starttime) || fstat(pidfd, &st) < 0 ||
+                                        (uint64_t)st.st_ino != ino))) {
                 close(pidfd);
                 return 0;
         }

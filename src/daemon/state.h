@@ -24,7 +24,8 @@
  */
 struct state_entry {
         pid_t tid;
-        uint64_t starttime;             /* field 22 of /proc/<tid>/stat; 0 = not recorded */
+        uint64_t starttime;             /* field 22 of /proc/<tid>/stat; 0 = not recorded
+                                         * (recorded where the kernel has no pidfs: thread-compat.h) */
         uint64_t pidfd_ino;
 };
 

@@ -20,6 +20,7 @@
 #include "sched-attr.h"
 #include "state.h"
 #include "thread.h"
+#include "thread-compat.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL     /* Linux 6.9 */
@@ -47,7 +48,7 @@ bool thread_alive(const struct thread *t) {
 
         if (t->pidfd < 0)
                 return false;
-        return poll(&p, 1, 0) == 0;
+        return poll(&p, 1, 0) == 0 && thread_compat_same(t->tgid, t->tid, t->compat_starttime);
 }
 
 /*
@@ -111,9 +112,9 @@ int thread_open(pid_t tid, struct thread *ret) {
         if (tid <= 0)
                 return -EINVAL;
         t.tid = tid;
-        t.pidfd = pidfd_open(tid, PIDFD_THREAD);
-        if (t.pidfd < 0)
-                return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
+        r = thread_compat_pidfd_open(tid, &t.pidfd, &t.tgid, &t.compat_starttime);
+        if (r < 0)
+                return r;
 
         r = owners_from_pidfd(&t);
         if (r == 0) {

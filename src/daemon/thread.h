@@ -22,6 +22,7 @@ struct thread {
         uid_t euid;
         int pidfd;
         uint64_t pidfd_ino;             /* tells it from a successor with its id (pidfs) */
+        uint64_t compat_starttime;      /* 0, or: pidfd is its process's (thread-compat.h) */
         int original_nice;
         int cpuset_cpu;                 /* the partition it was moved into, -1 = none */
         bool promoted;                  /* `applied` is in force */
