@@ -224,8 +224,14 @@ def test_ncat_makes_the_transmitter_a_network_service(nexa_env):
     finally:
         server.kill()
         server.wait()
-    assert report["transmitter"]["transmissions"] == 1
-    assert ("B", 3, "on") in rtl_433(n.ook)
+    t = report["transmitter"]
+    assert (t["commands_read"], t["transmissions"], t["edges_dropped"]) == (1, 1, 0), t
+    # What came over the network went on the air.  A host stall in the middle of
+    # this one transmission can spoil all four repeats (seen once, under ASan):
+    # only an edge the recording shows more than 300 us late may explain that.
+    decoded = rtl_433(n.ook)
+    if ("B", 3, "on") not in decoded:
+        assert t["edge_error"]["max_ns"] > 300_000, (decoded, t["edge_error"])
 
 
 def test_daemon_detaches_writes_its_pid_and_completes_the_recording_on_sigterm(build, rtfd, users, tmp_path):

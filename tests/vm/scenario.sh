@@ -60,18 +60,23 @@ CLIENT=$!
 exec 3> /tmp/cin
 N=0
 trap '' PIPE            # a client that died is a failed check, not the end of the scenario
+# ask [-w TENTHS] COMMAND: one request, its answer in $ANSWER (30 s unless -w)
 ask() {
+        limit=300
+        if [ "$1" = -w ]; then limit=$2; shift 2; fi
         echo "$*" >&3
         N=$((N + 1))
         i=0
-        while [ "$(wc -l < /tmp/cout)" -lt $N ] && [ $i -lt 300 ] && kill -0 $CLIENT 2>/dev/null; do
+        while [ "$(wc -l < /tmp/cout)" -lt $N ] && [ $i -lt $limit ] && kill -0 $CLIENT 2>/dev/null; do
                 sleep 0.1
                 i=$((i + 1))
         done
         ANSWER=$(sed -n "${N}p" /tmp/cout)
         echo "RTFVM client> $* => $ANSWER"
 }
-ask connect
+# The client's start (an ASan build under TCG maps its shadow memory slowly)
+# took more than 30 s once: the first answer gets two minutes.
+ask -w 1200 connect
 check client_connected "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(cgroup_of $CLIENT)\" = /user.slice ]" "as uid $(sed -n 's/^Uid:[[:space:]]*//p' /proc/$CLIENT/status)"
 ORIGIN=$(cgroup_of $CLIENT)
 
