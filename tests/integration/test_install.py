@@ -23,7 +23,7 @@ from rtfit import SRC_DIR, TIMEOUT, write_root_file
 from users import users  # noqa: F401 - a fixture
 
 MAN_PAGES = ("man8/rtfd.8", "man1/rtfctl.1", "man5/rtf.conf.5", "man5/rtf-acl.conf.5", "man1/rtf-latency.1",
-             "man1/rtf-bench.1", "man1/rtf-budget.1", "man3/librtf.3")
+             "man1/rtf-bench.1", "man1/rtf-budget.1", "man1/rtf-sim.1", "man1/rtf-nexa.1", "man3/librtf.3")
 COMPLETED = ("rtfd", "rtfctl", "rtf-latency", "rtf-bench", "rtf-budget")
 
 
