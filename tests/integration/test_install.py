@@ -233,7 +233,6 @@ def test_bash_completion(prefix):
     assert complete(rtfctl, "run", "--policy", "d") == ["deadline"]
     assert "--interval" in complete(rtfctl, "top", "--int")
     assert "--scenario=" in complete(os.path.join(prefix, "bin", "rtf-sim"), "--scen")
-    assert "--pipe-dir" in complete(os.path.join(prefix, "bin", "rtf-nexa"), "--pipe")
 
 
 @pytest.mark.deadline
