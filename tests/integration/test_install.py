@@ -23,8 +23,8 @@ from rtfit import SRC_DIR, TIMEOUT, write_root_file
 from users import users  # noqa: F401 - a fixture
 
 MAN_PAGES = ("man8/rtfd.8", "man1/rtfctl.1", "man5/rtf.conf.5", "man5/rtf-acl.conf.5", "man1/rtf-latency.1",
-             "man1/rtf-bench.1", "man1/rtf-budget.1", "man3/librtf.3")
-COMPLETED = ("rtfd", "rtfctl", "rtf-latency", "rtf-bench", "rtf-budget")
+             "man1/rtf-bench.1", "man1/rtf-budget.1", "man1/rtf-sim.1", "man1/rtf-nexa.1", "man3/librtf.3")
+COMPLETED = ("rtfd", "rtfctl", "rtf-latency", "rtf-bench", "rtf-budget", "rtf-sim", "rtf-nexa")
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +227,12 @@ def test_bash_completion(prefix):
     assert "status" in complete(os.path.join(prefix, "bin", "rtfctl"), "st")
     assert "--compare=" in complete(os.path.join(prefix, "bin", "rtf-latency"), "--comp")
     assert complete(os.path.join(prefix, "bin", "rtf-budget"), "--mode", "h") == ["hard"]
+    rtfctl = os.path.join(prefix, "bin", "rtfctl")
+    assert "attach" in complete(rtfctl, "a") and "top" in complete(rtfctl, "--json", "t")
+    assert complete(rtfctl, "run", "--pol") == ["--policy"]
+    assert complete(rtfctl, "run", "--policy", "d") == ["deadline"]
+    assert "--interval" in complete(rtfctl, "top", "--int")
+    assert "--scenario=" in complete(os.path.join(prefix, "bin", "rtf-sim"), "--scen")
 
 
 @pytest.mark.deadline
