@@ -209,7 +209,7 @@ static void fill_reply(struct rtf_msg_reply *r, const struct spec *s) {
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
 static void note_state(const struct spec *changed, bool add) {
-        struct state_entry one = { changed->att->thread.tid, 0, changed->att->thread.pidfd_ino };
+        struct state_entry one = state_entry_of(&changed->att->thread);
         struct state_entry *live = NULL;
         size_t n = 0;
 
@@ -219,7 +219,7 @@ static void note_state(const struct spec *changed, bool add) {
                 live = calloc(n ? n : 1, sizeof(*live));
                 n = 0;
                 for (struct spec *s = mgr.attached; live && s; s = s->att->next)
-                        live[n++] = (struct state_entry){ s->att->thread.tid, 0, s->att->thread.pidfd_ino };
+                        live[n++] = state_entry_of(&s->att->thread);
         }
         state_note(&mgr.state, add, &one, live, live ? n : SIZE_MAX / 4);
         free(live);
@@ -276,6 +276,7 @@ int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret) {
 }
 
 static void thread_exited(struct source *src, uint32_t events);
+static bool thread_taken(pid_t tid);
 
 /* Withdraw the thread: demote it if it still lives, close its pidfd. */
 void manager_spec_unattach(struct spec *s, bool demote) {
@@ -290,6 +291,10 @@ void manager_spec_unattach(struct spec *s, bool demote) {
                         log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m",
                                           (int)a->thread.tid, s->id);
         }
+        /* Issue 10: gone by its pidfd, it may run on as its process's leader
+         * after an execve() with what it was given (thread.h). */
+        if (!thread_alive(&a->thread))
+                thread_demote_exec_successor(&a->thread, &mgr.cpuset, mgr.n_cpus, thread_taken(a->thread.tgid));
         event_remove(&a->source);
         s->task.attached = 0;
         attached_unlink(s);

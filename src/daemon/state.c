@@ -66,13 +66,15 @@ int thread_starttime(pid_t tid, uint64_t *ret) {
         return stat_text_starttime(buf, (size_t)n, ret);
 }
 
-static int format_entry(char *buf, size_t size, char sign, const struct state_entry *e) {
-        return snprintf(buf, size, "%c %d %" PRIu64 " %" PRIu64 "\n", sign, (int)e->tid, e->starttime, e->pidfd_ino);
+struct state_entry state_entry_of(const struct thread *t) {
+        return (struct state_entry){ .tid = t->tid, .pidfd_ino = t->pidfd_ino, .tgid = t->tgid,
+                                     .proc_ino = t->proc_ino, .leader_was_rt = t->leader_was_rt,
+                                     .original = t->original };
 }
 
 /* A new journal holding the live entries, put in place atomically. */
 static int state_rewrite(struct state *st, const struct state_entry *live, size_t n) {
-        char tmp[4096 + 8], line[96];
+        char tmp[4096 + 8], line[160];
         int fd, r = 0;
 
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", st->path) >= (int)sizeof(tmp))
@@ -81,7 +83,7 @@ static int state_rewrite(struct state *st, const struct state_entry *live, size_
         if (fd < 0)
                 return -errno;
         for (size_t i = 0; i < n && r == 0; i++) {
-                int len = format_entry(line, sizeof(line), '+', &live[i]);
+                int len = state_format_line(line, sizeof(line), '+', &live[i]);
 
                 if (write(fd, line, (size_t)len) != len)
                         r = -EIO;
@@ -101,7 +103,7 @@ static int state_rewrite(struct state *st, const struct state_entry *live, size_
 
 void state_note(struct state *st, bool add, const struct state_entry *e,
                 const struct state_entry *live, size_t n_live) {
-        char line[96];
+        char line[160];
         int len, r;
 
         if (st->fd < 0)
@@ -113,7 +115,7 @@ void state_note(struct state *st, bool add, const struct state_entry *e,
                 else
                         return;         /* the live entries already include (or exclude) e */
         }
-        len = format_entry(line, sizeof(line), add ? '+' : '-', e);
+        len = state_format_line(line, sizeof(line), add ? '+' : '-', e);
         if (write(st->fd, line, (size_t)len) != len)
                 log_warning_errno(errno, "Failed to write the state file %s: %m", st->path);
         else
@@ -127,39 +129,63 @@ void state_close(struct state *st) {
         }
 }
 
-static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
-        struct rtf_sched_attr attr = { .size = sizeof(attr) }, other = { .size = sizeof(other) };
+/*
+ * The thread a journal line names is gone: if it was not its process's
+ * leader, it may have exec'd while no rtfd ran and live on as the leader
+ * (thread.h).  The process pidfd's inode tells the process from a successor.
+ */
+static int demote_exec_successor(const struct state_entry *e) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        struct stat st;
+        int pidfd, r = 0;
+
+        if (e->tgid <= 0 || e->tgid == e->tid || !e->proc_ino)
+                return 0;
+        pidfd = pidfd_open(e->tgid, 0);
+        if (pidfd < 0)
+                return 0;
+        if (fstat(pidfd, &st) < 0 || (uint64_t)st.st_ino != e->proc_ino ||
+            rtf_sched_getattr(e->tgid, &attr, 0) < 0 || !thread_is_exec_successor(&attr, e->leader_was_rt, NULL))
+                goto out;
+        r = thread_restore_original(e->tgid, pidfd, &e->original);
+        if (r >= 0) {
+                log_notice("Demoted process %d, left at a real-time policy by a previous rtfd "
+                           "(its thread %d exec'd)", (int)e->tgid, (int)e->tid);
+                r = 1;
+        } else {
+                log_warning_errno(r, "Failed to demote process %d left by a previous rtfd: %m", (int)e->tgid);
+                r = 0;
+        }
+out:
+        close(pidfd);
+        return r;
+}
+
+static int demote_if_same(const struct state_entry *e) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
         uint64_t now_start = 0;
         struct stat st;
         int pidfd, r;
 
-        pidfd = pidfd_open(tid, PIDFD_THREAD);
+        pidfd = pidfd_open(e->tid, PIDFD_THREAD);
         if (pidfd < 0)
-                return 0;
+                return demote_exec_successor(e);
         /* The pidfd pins this thread: if its inode and start time match, it is
          * the one the previous rtfd promoted, not a successor with the same id. */
-        r = starttime ? thread_starttime(tid, &now_start) : 0;
-        if (r < 0 || (starttime && now_start != starttime) || fstat(pidfd, &st) < 0 ||
-            (uint64_t)st.st_ino != ino) {
+        r = e->starttime ? thread_starttime(e->tid, &now_start) : 0;
+        if (r < 0 || (e->starttime && now_start != e->starttime) || fstat(pidfd, &st) < 0 ||
+            (uint64_t)st.st_ino != e->pidfd_ino) {
                 close(pidfd);
-                return 0;
+                return demote_exec_successor(e);
         }
-        r = rtf_sched_getattr(tid, &attr, 0);
-        if (r >= 0 && (attr.sched_policy == SCHED_FIFO || attr.sched_policy == SCHED_RR ||
-                       attr.sched_policy == SCHED_DEADLINE)) {
-                other.sched_policy = SCHED_OTHER;
-                r = rtf_sched_setattr(tid, &other, 0);
+        r = rtf_sched_getattr(e->tid, &attr, 0);
+        if (r >= 0 && thread_policy_is_rt(attr.sched_policy)) {
+                r = thread_restore_original(e->tid, pidfd, &e->original);
                 if (r >= 0) {
-                        cpu_set_t all;
-
-                        CPU_ZERO(&all);
-                        for (int c = 0; c < CPU_SETSIZE; c++)
-                                CPU_SET(c, &all);
-                        sched_setaffinity(tid, sizeof(all), &all);
-                        log_notice("Demoted thread %d, left at a real-time policy by a previous rtfd", (int)tid);
+                        log_notice("Demoted thread %d, left at a real-time policy by a previous rtfd", (int)e->tid);
                         r = 1;
                 } else {
-                        log_warning_errno(r, "Failed to demote thread %d left by a previous rtfd: %m", (int)tid);
+                        log_warning_errno(r, "Failed to demote thread %d left by a previous rtfd: %m", (int)e->tid);
                 }
         }
         close(pidfd);
@@ -168,18 +194,14 @@ static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
 
 /* Replay the journal of a previous rtfd: what was added and not removed. */
 static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
-        struct state_entry *set = NULL;
+        struct state_entry *set = NULL, e;
         size_t n = 0, cap = 0, lines = 0;
-        char line[128];
+        char line[256];
 
         while (fgets(line, sizeof(line), f) && lines++ < 16 * 1024 * 1024) {
-                unsigned long long start, ino;
-                char sign;
-                int tid;
+                int add = state_parse_line(line, &e);
 
-                if (sscanf(line, "%c %d %llu %llu", &sign, &tid, &start, &ino) != 4 || tid <= 0)
-                        continue;
-                if (sign == '+') {
+                if (add > 0) {
                         if (n == cap) {
                                 size_t c2 = cap ? cap * 2 : 64;
                                 struct state_entry *s2 = realloc(set, c2 * sizeof(*s2));
@@ -189,10 +211,10 @@ static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
                                 set = s2;
                                 cap = c2;
                         }
-                        set[n++] = (struct state_entry){ tid, start, ino };
-                } else if (sign == '-') {
+                        set[n++] = e;
+                } else if (add == 0) {
                         for (size_t i = 0; i < n; i++)
-                                if (set[i].tid == tid && set[i].pidfd_ino == ino) {
+                                if (set[i].tid == e.tid && set[i].pidfd_ino == e.pidfd_ino) {
                                         set[i] = set[--n];
                                         break;
                                 }
@@ -219,7 +241,7 @@ int state_open(struct state *st, const char *path) {
                 replay(f, &left, &n);
                 fclose(f);
                 for (size_t i = 0; i < n; i++)
-                        demoted += demote_if_same(left[i].tid, left[i].starttime, left[i].pidfd_ino);
+                        demoted += demote_if_same(&left[i]);
                 free(left);
                 if (demoted)
                         log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted",
