@@ -288,6 +288,7 @@ int manager_init(const struct manager_options *o) {
         return 0;
 fail:
         acl_policy_deinit(&policy);
+        mgr.enforcer = enforce_free(mgr.enforcer);     /* issue 10 */
         set_unload(&mgr.set);
         cpuset_teardown(&mgr.cpuset);
         return r;
@@ -472,6 +473,7 @@ void manager_done(void) {
 
                 manager_owner_gone(o);
         }
+        mgr.enforcer = enforce_free(mgr.enforcer);     /* issue 10 */
         set_unload(&mgr.set);
         cpuset_teardown(&mgr.cpuset);
         access_done();

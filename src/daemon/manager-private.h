@@ -12,6 +12,7 @@
 #include "config.h"
 #include "cpuset.h"
 #include "dl-health.h"
+#include "enforce.h"
 #include "event.h"
 #include "manager.h"
 #include "plugin.h"
@@ -71,6 +72,7 @@ struct manager_state {
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
+        struct enforcer *enforcer;      /* FIFO/RR runtimes (enforce.h); NULL until needed */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */

@@ -242,7 +242,20 @@ static void attached_unlink(struct spec *s) {
  * refuses bandwidth that our own accounting has free, rebuild the root
  * domains (which recounts the bandwidth of the tasks that exist) and retry.
  */
+static int apply_setting(struct spec *s, const struct rtf_sched_setting *set);
+
 int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
+        int r = apply_setting(s, set);
+
+        /* Issue 10: a FIFO/RR runtime is a bound rtfd enforces (enforce.h); if
+         * it cannot, the setting does not stay. */
+        if (r >= 0 && (r = enforce_update(&mgr.enforcer, s->id, &s->att->thread, set, s->task.accepted_runtime_us * 1000,
+                                          s->task.params.period_us * 1000)) < 0)
+                thread_demote(&s->att->thread, &mgr.cpuset, mgr.n_cpus);
+        return r;
+}
+
+static int apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
         int r;
 
         r = thread_apply(&s->att->thread, set, &mgr.cpuset, mgr.n_cpus);
@@ -284,6 +297,7 @@ void manager_spec_unattach(struct spec *s, bool demote) {
 
         if (!a)
                 return;
+        enforce_remove(mgr.enforcer, s->id);    /* issue 10: before the demotion, never after */
         if (demote && thread_alive(&a->thread)) {
                 int r = thread_demote(&a->thread, &mgr.cpuset, mgr.n_cpus);
 
@@ -680,6 +694,7 @@ void manager_attach(struct owner *o, uint64_t id, pid_t tid, struct rtf_msg_repl
                 fail(r, q, "cannot watch thread %d", (int)tid);
         }
         if (q < 0) {
+                enforce_remove(mgr.enforcer, s->id);    /* issue 10 */
                 s->att = NULL;
                 thread_close(&a->thread);
                 free(a);

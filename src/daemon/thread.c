@@ -288,6 +288,12 @@ static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
         return r;
 }
 
+int thread_set_policy(struct thread *t, const struct rtf_sched_setting *s) {
+        if (s->policy == RTF_POLICY_DEADLINE)
+                return -EINVAL;         /* its bandwidth and root domain are thread_apply()'s */
+        return set_attr(t, s);
+}
+
 static bool is_dl(const struct thread *t) {
         return t->promoted && t->applied.policy == RTF_POLICY_DEADLINE;
 }

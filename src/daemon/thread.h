@@ -75,6 +75,13 @@ bool thread_alive(const struct thread *t);
 int thread_apply(struct thread *t, const struct rtf_sched_setting *s,
                  struct cpuset *cs, uint32_t n_cpus);
 
+/*
+ * Only the policy and priority of a FIFO/RR/OTHER setting, nothing else (no
+ * affinity, no cpuset, no bookkeeping): for the runtime enforcer, which
+ * throttles and restores a thread the broker placed (enforce.h).
+ */
+int thread_set_policy(struct thread *t, const struct rtf_sched_setting *s);
+
 /* Back to its original policy and nice value (struct thread_original) on all CPUs. */
 int thread_demote(struct thread *t, struct cpuset *cs, uint32_t n_cpus);
 
