@@ -878,6 +878,14 @@ void manager_watchdog(void) {
                 next = s->att->next;
                 if (!owners_still_match(s))
                         continue;
+                /* Issue 10: a thread that left the CPU its plugin chose loses its policy. */
+                if (thread_placement_holds(&s->att->thread, mgr.n_cpus) == 0) {
+                        log_notice("audit: uid %u pid %d: thread %d of spec %" PRIu64 " moved itself off CPU %d: "
+                                   "demoted and detached", (unsigned)s->owner->uid, (int)s->owner->pid,
+                                   (int)s->att->thread.tid, s->id, s->att->thread.applied.cpu);
+                        manager_spec_unattach(s, true);
+                        continue;
+                }
                 if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)
                         continue;
                 r = thread_read_dl_state(&s->att->thread, &cur.runtime_ns, &cur.deadline_ns);

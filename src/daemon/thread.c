@@ -288,6 +288,31 @@ static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
         return r;
 }
 
+int thread_placement_holds(const struct thread *t, uint32_t n_cpus) {
+        cpu_set_t *now;
+        size_t size;
+        int r = 1;
+
+        /* DEADLINE: the kernel refuses an affinity narrower than the root
+         * domain; not promoted: nothing to hold. */
+        if (!t->promoted || (t->applied.policy != RTF_POLICY_FIFO && t->applied.policy != RTF_POLICY_RR) ||
+            t->applied.cpu < 0)
+                return 1;
+        now = CPU_ALLOC(n_cpus);
+        if (!now)
+                return -ENOMEM;
+        size = CPU_ALLOC_SIZE(n_cpus);
+        if (sched_getaffinity(t->tid, size, now) < 0)
+                r = errno == ESRCH ? -ESRCH : -errno;
+        else if (!thread_alive(t))
+                r = -ESRCH;
+        else
+                /* On its CPU, and nowhere else. */
+                r = CPU_COUNT_S(size, now) == 1 && CPU_ISSET_S((size_t)t->applied.cpu, size, now);
+        CPU_FREE(now);
+        return r;
+}
+
 int thread_set_policy(struct thread *t, const struct rtf_sched_setting *s) {
         if (s->policy == RTF_POLICY_DEADLINE)
                 return -EINVAL;         /* its bandwidth and root domain are thread_apply()'s */

@@ -76,6 +76,14 @@ int thread_apply(struct thread *t, const struct rtf_sched_setting *s,
                  struct cpuset *cs, uint32_t n_cpus);
 
 /*
+ * Issue 10, point 4: a FIFO/RR thread that its plugin placed on one CPU is
+ * still there and nowhere else (it may have moved itself with
+ * sched_setaffinity(), which a cpuset partition forbids but affinity alone
+ * does not).  1 = holds, 0 = it moved, or a negative errno (-ESRCH: gone).
+ */
+int thread_placement_holds(const struct thread *t, uint32_t n_cpus);
+
+/*
  * Only the policy and priority of a FIFO/RR/OTHER setting, nothing else (no
  * affinity, no cpuset, no bookkeeping): for the runtime enforcer, which
  * throttles and restores a thread the broker placed (enforce.h).

@@ -19,7 +19,7 @@ import pytest
 
 import kernel
 from rtfit import TIMEOUT, start_with_policy, wait_for, write_root_file
-from users import client, users  # noqa: F401 - users is a fixture
+from users import as_user, client, users  # noqa: F401 - users is a fixture
 
 CONFIG = "EDF EDF.so 100-100 all\nFP FP.so 1-99 all\n"
 POLICY = "rtf-alice FP max_priority 50\nrtf-alice EDF max_utilization 0.3\n"
@@ -210,3 +210,29 @@ def test_demotion_restores_the_policy_and_nice_value_from_before(rtfd, tmp_path,
         wait_demoted(who, to=original, nice=nice)
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
+
+
+# ---- point 4: the placement holds ------------------------------------------------------
+
+def test_a_thread_that_moves_itself_off_its_cpu_loses_its_policy(rtfd, tmp_path, users):
+    """FP on all CPUs pins each thread to one CPU by affinity alone; alice's
+    thread moves itself to the other CPU with sched_setaffinity() (any of her
+    processes may): within the 1 s watchdog it is SCHED_OTHER and detached.
+    Fails on main (9e4110f): it keeps SCHED_FIFO on the CPU it chose."""
+    alice = users["alice"]
+    if len(kernel.ALL_CPUS) < 2:
+        pytest.skip("needs two CPUs")
+    d = start_with_policy(rtfd, tmp_path, CONFIG, POLICY)
+    c = client(d, alice)
+    tid = c.thread("t")
+    r = c.create("s", **FP)
+    assert r["result"] == 0, r
+    assert c.attach("s", "thread:t")["result"] == 0
+    assert os.sched_getaffinity(tid) == {r["cpu"]}
+    assert policy(tid) == kernel.SCHED_FIFO
+    other = min(kernel.ALL_CPUS - {r["cpu"]})
+    as_user(alice, lambda: os.sched_setaffinity(tid, {other}) or 0)
+    assert os.sched_getaffinity(tid) == {other}
+    wait_demoted(tid)
+    assert d.task(r["id"])["tid"] == 0
+    assert f"thread {tid} of spec {r['id']} moved itself off CPU {r['cpu']}" in d.log()
