@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "manager.h"
 #include "rtf-config.h"
@@ -232,6 +233,18 @@ int main(int argc, char **argv) {
                 else
                         snprintf(state_path, sizeof(state_path), DEFAULT_STATE_NAME);
                 mo.state_path = state_path;
+        }
+
+        if (!check_only) {
+                /* Issue 10: rtfd's own descriptors bound what it accepts (fdlimit.h). */
+                uint64_t soft, threads;
+
+                if (fdlimit_raise(&soft) >= 0) {
+                        mo.limits.max_clients = fdlimit_max_clients(soft, mo.limits.max_clients, &threads);
+                        log_info("File descriptor limit %llu: up to %u connections and about %llu attached threads",
+                                 (unsigned long long)soft, (unsigned)mo.limits.max_clients,
+                                 (unsigned long long)threads);
+                }
         }
 
         if (check_only) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "manager.h"
 #include "protocol.h"
@@ -51,6 +52,7 @@ static struct {
         int fd;
         bool unlink_on_exit;
         struct source source;
+        struct fdlimit_backoff backoff; /* issue 10: the listener's pause at EMFILE */
         struct client *clients;
         uint32_t n_clients;
         uint32_t n_refused;
@@ -357,6 +359,9 @@ static void accept_event(struct source *s, uint32_t events) {
 
                 fd = accept4(srv.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd < 0) {
+                        /* Issue 10: out of descriptors, never a busy loop (fdlimit.h). */
+                        if (fdlimit_accept_failed(&srv.backoff, &srv.source, EPOLLIN, errno))
+                                return;
                         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
                                 log_warning_errno(errno, "accept failed: %m");
                         return;
@@ -485,7 +490,9 @@ int server_init(const struct server_options *o) {
                 }
         }
         srv.fd = fd;
-        r = event_add(&srv.source, fd, EPOLLIN, accept_event);
+        r = fdlimit_backoff_init(&srv.backoff);        /* issue 10 */
+        if (r >= 0)
+                r = event_add(&srv.source, fd, EPOLLIN, accept_event);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch the listening socket: %m");
         log_info("Listening on %s", srv.unlink_on_exit ? o->socket_path : "the socket passed by systemd");
@@ -495,6 +502,7 @@ int server_init(const struct server_options *o) {
 void server_done(void) {
         while (srv.clients)
                 client_free(srv.clients, NULL);
+        fdlimit_backoff_done(&srv.backoff);    /* issue 10 */
         event_remove(&srv.source);
         srv.fd = safe_close(srv.fd);
         if (srv.unlink_on_exit)
