@@ -13,6 +13,7 @@
 #include "cpuset.h"
 #include "dl-health.h"
 #include "enforce.h"
+#include "ratelog.h"
 #include "event.h"
 #include "manager.h"
 #include "plugin.h"
@@ -73,6 +74,7 @@ struct manager_state {
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
         struct enforcer *enforcer;      /* FIFO/RR runtimes (enforce.h); NULL until needed */
+        struct ratelog refusals;        /* refusal lines per peer (ratelog.h) */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */

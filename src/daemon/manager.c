@@ -160,6 +160,17 @@ static uint32_t *uid_specs(uid_t uid, bool create) {
         return NULL;
 }
 
+static bool refusal_logged(const struct owner *o) {
+        uint64_t more;
+
+        if (!ratelog_allow(&mgr.refusals, o->uid, o->pid, now_monotonic_ns(), &more))
+                return false;
+        if (more)
+                log_notice("audit: uid %u pid %d: %" PRIu64 " more refusals not logged one by one",
+                           (unsigned)o->uid, (int)o->pid, more);
+        return true;
+}
+
 static void audit(const struct owner *o, const char *what, uint64_t id, const char *plugin, bool granted,
                   unsigned line, const char *why) {
         /* Root is not subject to the policy: its grants are not audit events. */
@@ -171,7 +182,7 @@ static void audit(const struct owner *o, const char *what, uint64_t id, const ch
         else if (granted)
                 log_info("audit: uid %u pid %d %s spec %" PRIu64 " on %s: granted", (unsigned)o->uid, (int)o->pid,
                          what, id, plugin);
-        else
+        else if (refusal_logged(o))     /* issue 10: a few per second and peer (ratelog.h) */
                 log_notice("audit: uid %u pid %d %s%s%s: refused: %s", (unsigned)o->uid, (int)o->pid, what,
                            plugin ? " on " : "", plugin ? plugin : "", why);
 }
