@@ -73,6 +73,8 @@ enum enforce_action enforce_budget_step(struct enforce_budget *b, int64_t now_ns
                 b->debt_ns += over;
                 if (over > b->overrun_max_ns)
                         b->overrun_max_ns = over;
+                if (over > ENFORCE_LATE_NS)
+                        b->overruns_late++;
                 b->throttled = true;
                 b->throttles++;
                 *ret_next_ns = end;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #define ENFORCE_MIN_STEP_NS 20000LL     /* 20 us */
+#define ENFORCE_LATE_NS 100000ULL       /* statistics: an overrun beyond 100 us */
 
 struct enforce_budget {
         uint64_t runtime_ns;
@@ -34,6 +35,7 @@ struct enforce_budget {
         uint64_t periods;               /* statistics: periods begun since init */
         uint64_t throttles;
         uint64_t overrun_max_ns;
+        uint64_t overruns_late;         /* throttles more than ENFORCE_LATE_NS late */
 };
 
 enum enforce_action {

@@ -262,9 +262,9 @@ void enforce_remove(struct enforcer *e, uint64_t key) {
                 return;
         /* The precision of the enforcement, from the counter itself (docs/BUDGETS.md). */
         log_info("Thread %d: runtime %" PRIu64 " us per %" PRIu64 " us enforced over %" PRIu64 " periods, "
-                 "throttled %" PRIu64 " times, largest overrun %" PRIu64 " ns",
+                 "throttled %" PRIu64 " times, largest overrun %" PRIu64 " ns, %" PRIu64 " overruns over 100 us",
                  (int)t->thread.tid, t->budget.runtime_ns / 1000, t->budget.period_ns / 1000, t->budget.periods,
-                 t->budget.throttles, t->budget.overrun_max_ns);
+                 t->budget.throttles, t->budget.overrun_max_ns, t->budget.overruns_late);
         enforced_free(t);
 }
 
