@@ -22,6 +22,7 @@
 #include "event.h"
 #include "fdlimit.h"
 #include "log.h"
+#include "state.h"
 #include "manager.h"
 #include "rtf-config.h"
 #include "server.h"
@@ -224,6 +225,8 @@ int main(int argc, char **argv) {
         else if (!builtin && access(DEFAULT_CONFIG, F_OK) == 0)
                 mo.config_path = DEFAULT_CONFIG;
 
+        const bool state_given = mo.state_path != NULL;
+
         if (!mo.state_path) {
                 const char *slash = strrchr(so.socket_path, '/');
 
@@ -234,6 +237,13 @@ int main(int argc, char **argv) {
                         snprintf(state_path, sizeof(state_path), DEFAULT_STATE_NAME);
                 mo.state_path = state_path;
         }
+
+        /* Issue 10: a journal the administrator named in an untrusted
+         * directory is an error in the log; rtfd runs without it (state.h:
+         * refusing to start would stop rtf-bench's private rtfd, which keeps
+         * its journal under /tmp). */
+        if (!check_only && state_given)
+                (void)state_check_trusted(mo.state_path);
 
         if (!check_only) {
                 /* Issue 10: rtfd's own descriptors bound what it accepts (fdlimit.h). */

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "sched-attr.h"
 #include "state.h"
+#include "trusted.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -225,10 +226,34 @@ static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
         return 0;
 }
 
+/* The journal's directory, trusted (trusted.h), and the journal's name in it. */
+static int open_dir(const char *path, int level, int *ret_dfd, const char **ret_base) {
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+
+        if (!slash || slash[1] == 0)
+                return log_full_errno(level, EINVAL, "State journal %s: not an absolute file path", path);
+        if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+                return -ENAMETOOLONG;
+        *ret_base = slash + 1;
+        return trusted_dir_open(dir[0] ? dir : "/", "State journal directory of", level, ret_dfd);
+}
+
+int state_check_trusted(const char *path) {
+        const char *base;
+        int dfd, r;
+
+        r = open_dir(path, LOG_ERR, &dfd, &base);
+        if (r >= 0)
+                close(dfd);
+        return r;
+}
+
 int state_open(struct state *st, const char *path) {
         struct state_entry *left = NULL;
+        const char *base;
         size_t n = 0;
-        int demoted = 0;
+        int demoted = 0, dfd, fd, r;
         FILE *f;
 
         *st = STATE_NULL;
@@ -236,7 +261,23 @@ int state_open(struct state *st, const char *path) {
                 return 0;
         if (snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
                 return log_error_errno(ENAMETOOLONG, "State file path too long: %s", path);
-        f = fopen(path, "re");
+        /* Issue 10: a journal in a directory others can write could be
+         * planted (lines that make rtfd demote a root process) or be a
+         * symlink rtfd then writes through. */
+        r = open_dir(path, LOG_WARNING, &dfd, &base);
+        if (r < 0) {
+                log_warning("No state journal: threads promoted by this rtfd will not be demoted after a crash");
+                return 0;
+        }
+        fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && trusted_fd_check(fd, path, "State journal") < 0) {
+                log_warning("Ignoring the state journal %s of a previous rtfd", path);
+                close(fd);
+                fd = -1;
+        }
+        f = fd >= 0 ? fdopen(fd, "re") : NULL;
+        if (!f && fd >= 0)
+                close(fd);
         if (f) {
                 replay(f, &left, &n);
                 fclose(f);
@@ -247,7 +288,8 @@ int state_open(struct state *st, const char *path) {
                         log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted",
                                    demoted);
         }
-        st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        st->fd = openat(dfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        close(dfd);
         if (st->fd < 0)
                 return log_warning_errno(errno, "Cannot write the state file %s (%m): promoted threads will "
                                          "not be demoted after a crash", path);

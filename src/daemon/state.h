@@ -55,8 +55,13 @@ struct state {
 
 #define STATE_NULL ((struct state){ .fd = -1 })
 
-/* Demote what a previous rtfd left promoted, then start an empty journal. */
+/* Demote what a previous rtfd left promoted, then start an empty journal.
+ * A journal whose directory is not trusted (trusted.h) is neither read nor
+ * written: rtfd runs without crash recovery and says so. */
 int state_open(struct state *st, const char *path);
+/* For a journal path the administrator gave: 0 if its directory is
+ * trusted, else a negative errno with an error naming the path and the fix. */
+int state_check_trusted(const char *path);
 /* Journal a promotion (add) or its end; `live` lists the entries in force
  * afterwards, for a compaction. */
 void state_note(struct state *st, bool add, const struct state_entry *e,
