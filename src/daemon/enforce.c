@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -300,8 +302,66 @@ fail:
         return r;
 }
 
+/* The hard RLIMIT_RTTIME of a process from /proc (readable without
+ * CAP_SYS_RESOURCE, which prlimit(2) on another user's process needs). */
+static int read_rttime_hard(pid_t tgid, uint64_t *ret) {
+        char path[64], buf[4096], *p;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/limits", (int)tgid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return n < 0 ? -errno : -EIO;
+        buf[n] = 0;
+        p = strstr(buf, "Max realtime timeout");
+        if (!p)
+                return -EIO;
+        p += strlen("Max realtime timeout");
+        while (*p == ' ')
+                p++;
+        while (*p && *p != ' ')         /* the soft limit */
+                p++;
+        while (*p == ' ')
+                p++;
+        if (strncmp(p, "unlimited", 9) == 0) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        *ret = strtoull(p, NULL, 10);
+        return 0;
+}
+
+/*
+ * Give the process the bound, or check that it has it: rtfd lowers the
+ * limit itself where it may (CAP_SYS_RESOURCE); where it may not, the
+ * process must have set it (what rtkit requires of its clients).
+ */
+static int limit_rttime(const struct thread *th, uint64_t rttime_us) {
+        struct rlimit want = { .rlim_cur = (rlim_t)rttime_us, .rlim_max = (rlim_t)rttime_us };
+        uint64_t hard;
+        int r;
+
+        /* By process id: the thread pidfd says the process is still ours
+         * (a live thread keeps its process's pid). */
+        if (!thread_alive(th))
+                return -ESRCH;
+        r = read_rttime_hard(th->tgid, &hard);
+        if (r < 0)
+                return r;
+        if (hard <= rttime_us)
+                return thread_alive(th) ? 0 : -ESRCH;
+        if (prlimit(th->tgid, RLIMIT_RTTIME, &want, NULL) < 0)
+                return -errno;          /* -EPERM: it must set RLIMIT_RTTIME itself */
+        return thread_alive(th) ? 0 : -ESRCH;
+}
+
 int enforce_update(struct enforcer **ep, uint64_t key, const struct thread *th, const struct rtf_sched_setting *applied,
-                   uint64_t runtime_ns, uint64_t period_ns) {
+                   uint64_t runtime_ns, uint64_t period_ns, uint64_t rttime_us) {
         bool wanted = (applied->policy == RTF_POLICY_FIFO || applied->policy == RTF_POLICY_RR) && runtime_ns > 0 &&
                       period_ns > 0;
         struct enforced **p, *t, *fresh = NULL;
@@ -310,6 +370,8 @@ int enforce_update(struct enforcer **ep, uint64_t key, const struct thread *th, 
 
         if (!wanted) {
                 enforce_remove(*ep, key);
+                if (rttime_us && (applied->policy == RTF_POLICY_FIFO || applied->policy == RTF_POLICY_RR))
+                        return limit_rttime(th, rttime_us);
                 return 0;
         }
         if (runtime_ns > period_ns)

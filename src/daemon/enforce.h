@@ -35,9 +35,17 @@ struct enforcer;
  * its current period is throttled again at once (a change does not give a
  * fresh budget).  Returns 0 or a negative errno (the runtime could not be
  * enforced: the caller must not leave the setting in force).
+ *
+ * A FIFO/RR task without a runtime has no utilisation to enforce: if the
+ * administrator set `rttime_us` (rtfd --rttime-us), its process must have a
+ * hard RLIMIT_RTTIME of at most that (a thread that runs real-time that long
+ * without blocking gets SIGKILL from the kernel): rtfd sets it where it may
+ * (CAP_SYS_RESOURCE), else the process must have set it itself, as rtkit
+ * requires of its clients; otherwise -EPERM.  The limit stays with the
+ * process (it only bounds real-time threads).
  */
 int enforce_update(struct enforcer **e, uint64_t key, const struct thread *t, const struct rtf_sched_setting *applied,
-                   uint64_t runtime_ns, uint64_t period_ns);
+                   uint64_t runtime_ns, uint64_t period_ns, uint64_t rttime_us);
 void enforce_remove(struct enforcer *e, uint64_t key);
 struct enforcer *enforce_free(struct enforcer *e);
 

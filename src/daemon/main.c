@@ -23,6 +23,7 @@
 #include "fdlimit.h"
 #include "log.h"
 #include "state.h"
+#include "text.h"
 #include "manager.h"
 #include "rtf-config.h"
 #include "server.h"
@@ -126,6 +127,8 @@ static void help(void) {
                "      --cpuset-root DIR cgroup v1 cpuset hierarchy (default /sys/fs/cgroup/cpuset)\n"
                "      --state-file FILE threads rtfd promoted, to demote them after a crash\n"
                "                        (default: " DEFAULT_STATE_NAME " beside the socket)\n"
+               "      --rttime-us USEC  FIFO/RR tasks without a runtime: RLIMIT_RTTIME of their\n"
+               "                        process (longest run without blocking; default 0 = none)\n"
                "  -f, --foreground      stay in the foreground (rtfd never forks; accepted\n"
                "                        for compatibility with service managers)\n"
                "  -t, --check-config    parse the configuration and the plugins, then exit\n"
@@ -136,7 +139,7 @@ static void help(void) {
 }
 
 int main(int argc, char **argv) {
-        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG, OPT_STATE_FILE };
+        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG, OPT_STATE_FILE, OPT_RTTIME };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "socket", required_argument, NULL, 's' },
@@ -145,6 +148,7 @@ int main(int argc, char **argv) {
                 { "default-config", no_argument, NULL, OPT_DEFAULT_CONFIG },
                 { "acl", required_argument, NULL, 'a' },
                 { "state-file", required_argument, NULL, OPT_STATE_FILE },
+                { "rttime-us", required_argument, NULL, OPT_RTTIME },
                 { "foreground", no_argument, NULL, 'f' },
                 { "check-config", no_argument, NULL, 't' },
                 { "verbose", no_argument, NULL, 'v' },
@@ -164,6 +168,7 @@ int main(int argc, char **argv) {
         const char *config = NULL;
         char state_path[4096];
         bool check_only = false, builtin = false;
+        uint64_t rttime;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "a:c:s:p:ftvh", options, NULL)) >= 0) {
@@ -174,6 +179,14 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_STATE_FILE:
                         mo.state_path = optarg;
+                        break;
+                case OPT_RTTIME:
+                        /* Issue 10: the bound for FIFO/RR tasks without a runtime (enforce.h). */
+                        if (text_parse_decimal(optarg, strlen(optarg), UINT32_MAX, &rttime) < 0) {
+                                fprintf(stderr, "rtfd: --rttime-us takes microseconds, not '%s'.\n", optarg);
+                                return 2;
+                        }
+                        mo.rttime_us = rttime;
                         break;
                 case 'c':
                         config = optarg;

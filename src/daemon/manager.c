@@ -261,7 +261,7 @@ int manager_apply_setting(struct spec *s, const struct rtf_sched_setting *set) {
         /* Issue 10: a FIFO/RR runtime is a bound rtfd enforces (enforce.h); if
          * it cannot, the setting does not stay. */
         if (r >= 0 && (r = enforce_update(&mgr.enforcer, s->id, &s->att->thread, set, s->task.accepted_runtime_us * 1000,
-                                          s->task.params.period_us * 1000)) < 0)
+                                          s->task.params.period_us * 1000, mgr.opt.rttime_us)) < 0)
                 thread_demote(&s->att->thread, &mgr.cpuset, mgr.n_cpus);
         return r;
 }

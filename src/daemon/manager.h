@@ -53,6 +53,7 @@ struct manager_options {
         const char *state_path;         /* promoted threads, for recovery after a crash */
         struct limits limits;
         int32_t latency_hint_us;        /* /dev/cpu_dma_latency while threads are attached; -1 = off */
+        uint64_t rttime_us;             /* issue 10: RLIMIT_RTTIME for FIFO/RR without runtime; 0 = none */
 };
 
 const struct limits *manager_limits(void);
