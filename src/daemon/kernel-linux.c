@@ -50,6 +50,31 @@ static void linux_latency_hint(void *data, bool wanted, int32_t value_us) {
         pmqos_update(&mgr->pmqos, wanted, value_us);
 }
 
+static int linux_thread_enforce(void *data, uint64_t key, const struct thread *t,
+                                const struct rtf_sched_setting *applied, uint64_t runtime_ns, uint64_t period_ns) {
+        struct manager *mgr = data;
+
+        return enforce_update(&mgr->enforcer, key, t, applied, runtime_ns, period_ns, mgr->opt.rttime_us);
+}
+
+static void linux_thread_unenforce(void *data, uint64_t key) {
+        struct manager *mgr = data;
+
+        enforce_remove(mgr->enforcer, key);
+}
+
+static int linux_thread_demote_successor(void *data, struct thread *t, bool leader_attached) {
+        struct manager *mgr = data;
+
+        return thread_demote_exec_successor(t, &mgr->cpuset, mgr->n_cpus, leader_attached);
+}
+
+static int linux_thread_placement_holds(void *data, const struct thread *t) {
+        struct manager *mgr = data;
+
+        return thread_placement_holds(t, mgr->n_cpus);
+}
+
 const struct kernel_ops kernel_linux_ops = {
         .thread_open = linux_thread_open,
         .thread_close = linux_thread_close,
@@ -60,4 +85,8 @@ const struct kernel_ops kernel_linux_ops = {
         .thread_read_dl_state = linux_thread_read_dl_state,
         .rebuild_root_domains = linux_rebuild_root_domains,
         .latency_hint = linux_latency_hint,
+        .thread_enforce = linux_thread_enforce,
+        .thread_unenforce = linux_thread_unenforce,
+        .thread_demote_successor = linux_thread_demote_successor,
+        .thread_placement_holds = linux_thread_placement_holds,
 };

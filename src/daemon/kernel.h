@@ -36,6 +36,21 @@ struct kernel_ops {
         int (*rebuild_root_domains)(void *data);
         /* Hold (or let go of) the latency hint, /dev/cpu_dma_latency. */
         void (*latency_hint)(void *data, bool wanted, int32_t value_us);
+        /*
+         * Issue 10.  Optional (NULL: not done), so that a test kernel may
+         * leave them out.  thread_enforce: after a setting was applied, make
+         * a FIFO/RR runtime per period a bound the thread cannot exceed (or
+         * stop enforcing, for any other setting); key names the thread until
+         * thread_unenforce, which is called before the thread is let go.
+         */
+        int (*thread_enforce)(void *data, uint64_t key, const struct thread *t,
+                              const struct rtf_sched_setting *applied, uint64_t runtime_ns, uint64_t period_ns);
+        void (*thread_unenforce)(void *data, uint64_t key);
+        /* A thread its pidfd says is gone may live on as its process's leader
+         * after an execve(): take back what it was given (thread.h). */
+        int (*thread_demote_successor)(void *data, struct thread *t, bool leader_attached);
+        /* 1: the thread is still where its setting put it; 0: it moved itself. */
+        int (*thread_placement_holds)(void *data, const struct thread *t);
 };
 
 /* The kernel for real; `data` is the struct manager it serves. */

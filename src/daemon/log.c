@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "log.h"
+#include "text.h"
 
 static int max_level = LOG_INFO;
 static bool journal;
@@ -33,14 +34,17 @@ static const char *level_name(int level) {
 }
 
 _printf_(3, 0) static void log_va(int level, int error, const char *fmt, va_list ap) {
-        char line[1024];
+        char raw[1024], line[1024];
         int saved = errno;
 
         if (level > max_level)
                 return;
         /* %m must print the error we were handed, not whatever errno is now. */
         errno = error;
-        vsnprintf(line, sizeof(line), fmt, ap);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
+        /* Issue 10: whatever a client sent (a plugin name, a reason that
+         * quotes it) reaches the log escaped, as one line (text.h). */
+        text_escape(raw, line, sizeof(line));
         if (journal)
                 fprintf(stderr, "<%d>%s\n", level, line);
         else

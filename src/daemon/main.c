@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "kernel.h"
+#include "state.h"
+#include "text.h"
 #include "manager.h"
 #include "rtf-config.h"
 #include "server.h"
@@ -135,6 +138,8 @@ static void help(void) {
                "                        the one that owns the cpuset controller)\n"
                "      --state-file FILE threads rtfd promoted, to demote them after a crash\n"
                "                        (default: " DEFAULT_STATE_NAME " beside the socket)\n"
+               "      --rttime-us USEC  FIFO/RR tasks without a runtime: RLIMIT_RTTIME of their\n"
+               "                        process (longest run without blocking; default 0 = none)\n"
                "  -f, --foreground      stay in the foreground (rtfd never forks; accepted\n"
                "                        for compatibility with service managers)\n"
                "  -t, --check-config    parse the configuration and the plugins, then exit\n"
@@ -145,7 +150,7 @@ static void help(void) {
 }
 
 int main(int argc, char **argv) {
-        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG, OPT_STATE_FILE };
+        enum { OPT_VERSION = 0x100, OPT_CPUSET_ROOT, OPT_DEFAULT_CONFIG, OPT_STATE_FILE, OPT_RTTIME };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "socket", required_argument, NULL, 's' },
@@ -154,6 +159,7 @@ int main(int argc, char **argv) {
                 { "default-config", no_argument, NULL, OPT_DEFAULT_CONFIG },
                 { "acl", required_argument, NULL, 'a' },
                 { "state-file", required_argument, NULL, OPT_STATE_FILE },
+                { "rttime-us", required_argument, NULL, OPT_RTTIME },
                 { "foreground", no_argument, NULL, 'f' },
                 { "check-config", no_argument, NULL, 't' },
                 { "verbose", no_argument, NULL, 'v' },
@@ -180,6 +186,7 @@ int main(int argc, char **argv) {
         struct soundness sound;
         char state_path[4096];
         bool check_only = false, builtin = false;
+        uint64_t rttime;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "a:c:s:p:ftvh", options, NULL)) >= 0) {
@@ -190,6 +197,14 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_STATE_FILE:
                         mo.state_path = optarg;
+                        break;
+                case OPT_RTTIME:
+                        /* Issue 10: the bound for FIFO/RR tasks without a runtime (enforce.h). */
+                        if (text_parse_decimal(optarg, strlen(optarg), UINT32_MAX, &rttime) < 0) {
+                                fprintf(stderr, "rtfd: --rttime-us takes microseconds, not '%s'.\n", optarg);
+                                return 2;
+                        }
+                        mo.rttime_us = rttime;
                         break;
                 case 'c':
                         config = optarg;
@@ -241,6 +256,8 @@ int main(int argc, char **argv) {
         else if (!builtin && access(DEFAULT_CONFIG, F_OK) == 0)
                 mo.config_path = DEFAULT_CONFIG;
 
+        const bool state_given = mo.state_path != NULL;
+
         if (!mo.state_path) {
                 const char *slash = strrchr(so.socket_path, '/');
 
@@ -257,6 +274,24 @@ int main(int argc, char **argv) {
         mo.veto = soundness_veto;
         mo.machine_report = soundness_report;
         mo.machine_data = &sound;
+        /* Issue 10: a journal the administrator named in an untrusted
+         * directory is an error in the log; rtfd runs without it (state.h:
+         * refusing to start would stop rtf-bench's private rtfd, which keeps
+         * its journal under /tmp). */
+        if (!check_only && state_given)
+                (void)state_check_trusted(mo.state_path);
+
+        if (!check_only) {
+                /* Issue 10: rtfd's own descriptors bound what it accepts (fdlimit.h). */
+                uint64_t soft, threads;
+
+                if (fdlimit_raise(&soft) >= 0) {
+                        mo.limits.max_clients = fdlimit_max_clients(soft, mo.limits.max_clients, &threads);
+                        log_info("File descriptor limit %llu: up to %u connections and about %llu attached threads",
+                                 (unsigned long long)soft, (unsigned)mo.limits.max_clients,
+                                 (unsigned long long)threads);
+                }
+        }
 
         if (check_only) {
                 r = manager_check_config(&mo);

@@ -330,6 +330,7 @@ int manager_new(const struct manager_options *o, const struct kernel_ops *kops, 
         return 0;
 fail:
         acl_policy_deinit(&policy);
+        mgr->enforcer = enforce_free(mgr->enforcer);   /* issue 10 */
         set_unload(&mgr->set);
         cpuset_teardown(&mgr->cpuset);
         access_done(&mgr->access);
@@ -537,6 +538,7 @@ struct manager *manager_free(struct manager *mgr) {
 
                 manager_owner_gone(mgr, o);
         }
+        mgr->enforcer = enforce_free(mgr->enforcer);   /* issue 10 */
         set_unload(&mgr->set);
         cpuset_teardown(&mgr->cpuset);
         access_done(&mgr->access);

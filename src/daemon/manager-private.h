@@ -13,6 +13,8 @@
 #include "config.h"
 #include "cpuset.h"
 #include "dl-health.h"
+#include "enforce.h"
+#include "ratelog.h"
 #include "event.h"
 #include "kernel.h"
 #include "list.h"
@@ -114,6 +116,8 @@ struct manager {
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
+        struct enforcer *enforcer;      /* FIFO/RR runtimes (enforce.h); NULL until needed */
+        struct ratelog refusals;        /* refusal lines per peer (ratelog.h) */
         uint64_t leak_recoveries;
         uint64_t stuck_recoveries;
         bool no_cpusets;                /* no cgroup v1 cpusets, or another rtfd owns them */
@@ -125,7 +129,7 @@ int manager_fail(struct manager_result *r, int result, const char *fmt, ...) _pr
 struct spec *manager_spec_find(const struct manager *mgr, uint64_t id);
 int manager_lookup_owned(struct manager *mgr, struct owner *o, uint64_t id, const char *what,
                          struct manager_result *r, struct spec **ret);
-void manager_audit(const struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
+void manager_audit(struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
                    const char *plugin, bool granted, unsigned line, const char *why);
 int manager_fill_result(struct manager_result *r, const struct spec *s);
 

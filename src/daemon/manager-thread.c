@@ -17,8 +17,7 @@
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
 static void note_state(struct manager *mgr, const struct spec *changed, bool add) {
-        struct state_entry one = { changed->att->thread.tid, changed->att->thread.compat_starttime,
-                                    changed->att->thread.pidfd_ino };
+        struct state_entry one = state_entry_of(&changed->att->thread);
         _cleanup_(freep) struct state_entry *live = NULL;
         size_t n = 0;
 
@@ -31,8 +30,7 @@ static void note_state(struct manager *mgr, const struct spec *changed, bool add
                         log_warning("Out of memory: the state file %s is not compacted now", mgr->state.path);
                 n = 0;
                 for (struct spec_thread *a = mgr->attached; live && a; a = a->attached_next)
-                        live[n++] = (struct state_entry){ a->thread.tid, a->thread.compat_starttime,
-                                                           a->thread.pidfd_ino };
+                        live[n++] = state_entry_of(&a->thread);
         }
         state_note(&mgr->state, add, &one, live, n);
 }
@@ -48,7 +46,22 @@ static void attached_unlink(struct manager *mgr, struct spec *s) {
  * refuses bandwidth that our own accounting has free, rebuild the root
  * domains (which recounts the bandwidth of the tasks that exist) and retry.
  */
+static int apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set);
+
 int manager_apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set) {
+        int r = apply_setting(mgr, s, set);
+
+        /* Issue 10: a FIFO/RR runtime is a bound rtfd enforces (enforce.h); if
+         * it cannot, the setting does not stay. */
+        if (r >= 0 && mgr->kops->thread_enforce &&
+            (r = mgr->kops->thread_enforce(mgr->kdata, s->id, &s->att->thread, set,
+                                           s->task.accepted_runtime_us * NSEC_PER_USEC,
+                                           s->task.params.period_us * NSEC_PER_USEC)) < 0)
+                mgr->kops->thread_demote(mgr->kdata, &s->att->thread);
+        return r;
+}
+
+static int apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set) {
         int r;
 
         r = mgr->kops->thread_apply(mgr->kdata, &s->att->thread, set);
@@ -82,6 +95,7 @@ int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret) {
 }
 
 static void thread_exited(struct source *src, uint32_t events);
+static bool thread_taken(struct manager *mgr, pid_t tid);
 
 /* Withdraw the thread: demote it if it still lives, close its pidfd. */
 void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
@@ -89,6 +103,8 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
 
         if (!a)
                 return;
+        if (mgr->kops->thread_unenforce)
+                mgr->kops->thread_unenforce(mgr->kdata, s->id);   /* issue 10: before the demotion, never after */
         if (demote && mgr->kops->thread_alive(mgr->kdata, &a->thread)) {
                 int r = mgr->kops->thread_demote(mgr->kdata, &a->thread);
 
@@ -96,6 +112,10 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
                         log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m",
                                           (int)a->thread.tid, s->id);
         }
+        /* Issue 10: gone by its pidfd, it may run on as its process's leader
+         * after an execve() with what it was given (thread.h). */
+        if (mgr->kops->thread_demote_successor && !mgr->kops->thread_alive(mgr->kdata, &a->thread))
+                mgr->kops->thread_demote_successor(mgr->kdata, &a->thread, thread_taken(mgr, a->thread.tgid));
         event_remove(mgr->ev, &a->source);
         s->task.attached = 0;
         attached_unlink(mgr, s);
@@ -192,6 +212,8 @@ int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid,
                 q = manager_fail(r, q, "cannot watch thread %d", (int)tid);
         }
         if (q != 0) {
+                if (mgr->kops->thread_unenforce)
+                        mgr->kops->thread_unenforce(mgr->kdata, s->id);   /* issue 10 */
                 s->att = NULL;
                 mgr->kops->thread_close(mgr->kdata, &a->thread);
                 free(a);
@@ -268,6 +290,15 @@ void manager_watchdog(struct manager *mgr) {
                 }
                 if (!owners_still_match(mgr, s))
                         continue;
+                /* Issue 10: a thread that left the CPU its plugin chose loses its policy. */
+                if (mgr->kops->thread_placement_holds &&
+                    mgr->kops->thread_placement_holds(mgr->kdata, &s->att->thread) == 0) {
+                        log_notice("audit: uid %u pid %d: thread %d of spec %" PRIu64 " moved itself off CPU %d: "
+                                   "demoted and detached", (unsigned)s->owner->uid, (int)s->owner->pid,
+                                   (int)s->att->thread.tid, s->id, s->att->thread.applied.cpu);
+                        manager_spec_unattach(mgr, s, true);
+                        continue;
+                }
                 if (!s->att->thread.promoted || s->att->thread.applied.policy != RTF_POLICY_DEADLINE)
                         continue;
                 r = mgr->kops->thread_read_dl_state(mgr->kdata, &s->att->thread, &cur.runtime_ns, &cur.deadline_ns);

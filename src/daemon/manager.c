@@ -128,7 +128,20 @@ static const char *user_name(uid_t uid, char *buf, size_t size) {
         return res->pw_name;
 }
 
-void manager_audit(const struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
+/* Refusals of one peer beyond a few a second are counted, not logged one by
+ * one (issue 10, ratelog.h); grants are always logged. */
+static bool refusal_logged(struct manager *mgr, const struct owner *o) {
+        uint64_t more;
+
+        if (!ratelog_allow(&mgr->refusals, o->uid, o->pid, now_monotonic_ns(), &more))
+                return false;
+        if (more)
+                log_notice("audit: uid %u pid %d: %" PRIu64 " more refusals not logged one by one",
+                           (unsigned)o->uid, (int)o->pid, more);
+        return true;
+}
+
+void manager_audit(struct manager *mgr, const struct owner *o, const char *what, uint64_t id,
                    const char *plugin, bool granted, unsigned line, const char *why) {
         char buf[1024];
 
@@ -141,7 +154,7 @@ void manager_audit(const struct manager *mgr, const struct owner *o, const char 
         else if (granted)
                 log_info("audit: uid %u pid %d %s spec %" PRIu64 " on %s: granted", (unsigned)o->uid, (int)o->pid,
                          what, id, plugin);
-        else
+        else if (refusal_logged(mgr, o))
                 log_notice("audit: uid %u pid %d %s%s%s: refused: %s (user %s)", (unsigned)o->uid, (int)o->pid,
                            what, plugin ? " on " : "", plugin ? plugin : "", why, user_name(o->uid, buf, sizeof(buf)));
 }

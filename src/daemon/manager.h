@@ -71,6 +71,7 @@ struct manager_options {
         int (*veto)(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size);
         int (*machine_report)(void *userdata, const struct manager_machine *m);
         void *machine_data;
+        uint64_t rttime_us;             /* issue 10: RLIMIT_RTTIME for FIFO/RR without runtime; 0 = none */
 };
 
 struct manager;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "fdlimit.h"
 #include "list.h"
 #include "log.h"
 #include "manager.h"
@@ -55,6 +56,7 @@ struct server {
         int fd;
         bool unlink_on_exit;
         struct source source;
+        struct fdlimit_backoff backoff; /* issue 10: the listener's pause at EMFILE */
         struct client *clients;
         uint32_t n_clients;
         uint32_t n_refused;
@@ -456,6 +458,9 @@ static void accept_event(struct source *s, uint32_t events) {
 
                 fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd < 0) {
+                        /* Issue 10: out of descriptors, never a busy loop (fdlimit.h). */
+                        if (fdlimit_accept_failed(&srv->backoff, &srv->source, EPOLLIN, errno))
+                                return;
                         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
                                 log_warning_errno(errno, "accept failed: %m");
                         return;
@@ -568,6 +573,7 @@ int server_new(const struct server_options *o, struct event_loop *ev, struct man
                 return -ENOMEM;
         srv->fd = -1;
         srv->source.fd = -1;
+        srv->backoff.timer.fd = -1;     /* fdlimit_backoff_done() before _init() closes nothing */
         srv->opt = *o;
         srv->ev = ev;
         srv->mgr = mgr;
@@ -601,7 +607,9 @@ int server_new(const struct server_options *o, struct event_loop *ev, struct man
                 }
         }
         srv->fd = fd;
-        r = event_add(srv->ev, &srv->source, fd, EPOLLIN, accept_event);
+        r = fdlimit_backoff_init(&srv->backoff, srv->ev);        /* issue 10 */
+        if (r >= 0)
+                r = event_add(srv->ev, &srv->source, fd, EPOLLIN, accept_event);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch the listening socket: %m");
         log_info("Listening on %s", srv->unlink_on_exit ? o->socket_path : "the socket passed by systemd");
@@ -615,6 +623,7 @@ struct server *server_free(struct server *srv) {
                 return NULL;
         while (srv->clients)
                 client_free(srv->clients, NULL);
+        fdlimit_backoff_done(&srv->backoff);    /* issue 10 */
         event_remove(srv->ev, &srv->source);
         srv->fd = safe_close(srv->fd);
         if (srv->unlink_on_exit)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "sched-attr.h"
 #include "state.h"
 #include "thread-compat.h"
+#include "trusted.h"
 
 int stat_text_starttime(const char *text, size_t len, uint64_t *ret) {
         const char *p = NULL, *end = text + len;
@@ -62,13 +64,16 @@ int thread_starttime(pid_t tid, uint64_t *ret) {
         return stat_text_starttime(buf, (size_t)n, ret);
 }
 
-static int format_entry(char *buf, size_t size, char sign, const struct state_entry *e) {
-        return snprintf(buf, size, "%c %d %" PRIu64 " %" PRIu64 "\n", sign, (int)e->tid, e->starttime, e->pidfd_ino);
+struct state_entry state_entry_of(const struct thread *t) {
+        return (struct state_entry){ .tid = t->tid, .starttime = t->compat_starttime, .pidfd_ino = t->pidfd_ino,
+                                     .tgid = t->tgid,
+                                     .proc_ino = t->proc_ino, .leader_was_rt = t->leader_was_rt,
+                                     .original = t->original };
 }
 
 /* A new journal holding the live entries, put in place atomically. */
 static int state_rewrite(struct state *st, const struct state_entry *live, size_t n) {
-        char tmp[4096 + 8], line[96];
+        char tmp[4096 + 8], line[160];
         int fd, r = 0;
 
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", st->path) >= (int)sizeof(tmp))
@@ -77,7 +82,7 @@ static int state_rewrite(struct state *st, const struct state_entry *live, size_
         if (fd < 0)
                 return -errno;
         for (size_t i = 0; i < n && r == 0; i++) {
-                int len = format_entry(line, sizeof(line), '+', &live[i]);
+                int len = state_format_line(line, sizeof(line), '+', &live[i]);
 
                 if (write(fd, line, (size_t)len) != len)
                         r = -EIO;
@@ -97,7 +102,7 @@ static int state_rewrite(struct state *st, const struct state_entry *live, size_
 
 void state_note(struct state *st, bool add, const struct state_entry *e,
                 const struct state_entry *live, size_t n_live) {
-        char line[96];
+        char line[160];
         int len, r;
 
         if (st->fd < 0)
@@ -109,7 +114,7 @@ void state_note(struct state *st, bool add, const struct state_entry *e,
                 else
                         return;         /* the live entries already include (or exclude) e */
         }
-        len = format_entry(line, sizeof(line), add ? '+' : '-', e);
+        len = state_format_line(line, sizeof(line), add ? '+' : '-', e);
         if (write(st->fd, line, (size_t)len) != len)
                 log_warning_errno(errno, "Failed to write the state file %s: %m", st->path);
         else
@@ -123,44 +128,68 @@ void state_close(struct state *st) {
         }
 }
 
-static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
-        struct rtf_sched_attr attr = { .size = sizeof(attr) }, other = { .size = sizeof(other) };
+/*
+ * The thread a journal line names is gone: if it was not its process's
+ * leader, it may have exec'd while no rtfd ran and live on as the leader
+ * (thread.h).  The process pidfd's inode tells the process from a successor.
+ */
+static int demote_exec_successor(const struct state_entry *e) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        struct stat st;
+        int pidfd, r = 0;
+
+        if (e->tgid <= 0 || e->tgid == e->tid || !e->proc_ino)
+                return 0;
+        pidfd = pidfd_open(e->tgid, 0);
+        if (pidfd < 0)
+                return 0;
+        if (fstat(pidfd, &st) < 0 || (uint64_t)st.st_ino != e->proc_ino ||
+            rtf_sched_getattr(e->tgid, &attr, 0) < 0 || !thread_is_exec_successor(&attr, e->leader_was_rt, NULL))
+                goto out;
+        r = thread_restore_original(e->tgid, pidfd, &e->original);
+        if (r >= 0) {
+                log_notice("Demoted process %d, left at a real-time policy by a previous rtfd "
+                           "(its thread %d exec'd)", (int)e->tgid, (int)e->tid);
+                r = 1;
+        } else {
+                log_warning_errno(r, "Failed to demote process %d left by a previous rtfd: %m", (int)e->tgid);
+                r = 0;
+        }
+out:
+        close(pidfd);
+        return r;
+}
+
+static int demote_if_same(const struct state_entry *e) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
         uint64_t now_start = 0, compat_start = 0;
         struct stat st;
         pid_t tgid = 0;
         int pidfd = -1, r;
 
-        if (thread_compat_pidfd_open(tid, &pidfd, &tgid, &compat_start) < 0)
-                return 0;
+        if (thread_compat_pidfd_open(e->tid, &pidfd, &tgid, &compat_start) < 0)
+                return demote_exec_successor(e);
         /* The pidfd pins this thread: if its inode and start time match, it is
          * the one the previous rtfd promoted, not a successor with the same id.
          * Without PIDFD_THREAD it pins the process, and the start time that
          * names the thread must have been recorded (thread-compat.h). */
         if (compat_start)
-                r = starttime && compat_start == starttime ? 0 : -ESRCH;
+                r = e->starttime && compat_start == e->starttime ? 0 : -ESRCH;
         else
-                r = starttime ? thread_starttime(tid, &now_start) : 0;
-        if (r < 0 || (!compat_start && ((starttime && now_start != starttime) || fstat(pidfd, &st) < 0 ||
-                                        (uint64_t)st.st_ino != ino))) {
+                r = e->starttime ? thread_starttime(e->tid, &now_start) : 0;
+        if (r < 0 || (!compat_start && ((e->starttime && now_start != e->starttime) || fstat(pidfd, &st) < 0 ||
+                                        (uint64_t)st.st_ino != e->pidfd_ino))) {
                 close(pidfd);
-                return 0;
+                return demote_exec_successor(e);
         }
-        r = rtf_sched_getattr(tid, &attr, 0);
-        if (r >= 0 && (attr.sched_policy == SCHED_FIFO || attr.sched_policy == SCHED_RR ||
-                       attr.sched_policy == SCHED_DEADLINE)) {
-                other.sched_policy = SCHED_OTHER;
-                r = rtf_sched_setattr(tid, &other, 0);
+        r = rtf_sched_getattr(e->tid, &attr, 0);
+        if (r >= 0 && thread_policy_is_rt(attr.sched_policy)) {
+                r = thread_restore_original(e->tid, pidfd, &e->original);
                 if (r >= 0) {
-                        cpu_set_t all;
-
-                        CPU_ZERO(&all);
-                        for (int c = 0; c < CPU_SETSIZE; c++)
-                                CPU_SET(c, &all);
-                        sched_setaffinity(tid, sizeof(all), &all);
-                        log_notice("Demoted thread %d, left at a real-time policy by a previous rtfd", (int)tid);
+                        log_notice("Demoted thread %d, left at a real-time policy by a previous rtfd", (int)e->tid);
                         r = 1;
                 } else {
-                        log_warning_errno(r, "Failed to demote thread %d left by a previous rtfd: %m", (int)tid);
+                        log_warning_errno(r, "Failed to demote thread %d left by a previous rtfd: %m", (int)e->tid);
                 }
         }
         close(pidfd);
@@ -169,18 +198,14 @@ static int demote_if_same(pid_t tid, uint64_t starttime, uint64_t ino) {
 
 /* Replay the journal of a previous rtfd: what was added and not removed. */
 static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
-        struct state_entry *set = NULL;
+        struct state_entry *set = NULL, e;
         size_t n = 0, cap = 0, lines = 0;
-        char line[128];
+        char line[256];
 
         while (fgets(line, sizeof(line), f) && lines++ < 16 * 1024 * 1024) {
-                unsigned long long start, ino;
-                char sign;
-                int tid;
+                int add = state_parse_line(line, &e);
 
-                if (sscanf(line, "%c %d %llu %llu", &sign, &tid, &start, &ino) != 4 || tid <= 0)
-                        continue;
-                if (sign == '+') {
+                if (add > 0) {
                         if (n == cap) {
                                 size_t c2 = cap ? cap * 2 : 64;
                                 struct state_entry *s2 = realloc(set, c2 * sizeof(*s2));
@@ -190,10 +215,10 @@ static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
                                 set = s2;
                                 cap = c2;
                         }
-                        set[n++] = (struct state_entry){ tid, start, ino };
-                } else if (sign == '-') {
+                        set[n++] = e;
+                } else if (add == 0) {
                         for (size_t i = 0; i < n; i++)
-                                if (set[i].tid == tid && set[i].pidfd_ino == ino) {
+                                if (set[i].tid == e.tid && set[i].pidfd_ino == e.pidfd_ino) {
                                         set[i] = set[--n];
                                         break;
                                 }
@@ -204,10 +229,34 @@ static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
         return 0;
 }
 
+/* The journal's directory, trusted (trusted.h), and the journal's name in it. */
+static int open_dir(const char *path, int level, int *ret_dfd, const char **ret_base) {
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+
+        if (!slash || slash[1] == 0)
+                return log_full_errno(level, EINVAL, "State journal %s: not an absolute file path", path);
+        if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+                return -ENAMETOOLONG;
+        *ret_base = slash + 1;
+        return trusted_dir_open(dir[0] ? dir : "/", "State journal directory of", level, ret_dfd);
+}
+
+int state_check_trusted(const char *path) {
+        const char *base;
+        int dfd, r;
+
+        r = open_dir(path, LOG_ERR, &dfd, &base);
+        if (r >= 0)
+                close(dfd);
+        return r;
+}
+
 int state_open(struct state *st, const char *path) {
         struct state_entry *left = NULL;
+        const char *base;
         size_t n = 0;
-        int demoted = 0;
+        int demoted = 0, dfd, fd, r;
         FILE *f;
 
         *st = STATE_NULL;
@@ -215,18 +264,35 @@ int state_open(struct state *st, const char *path) {
                 return 0;
         if (snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
                 return log_error_errno(ENAMETOOLONG, "State file path too long: %s", path);
-        f = fopen(path, "re");
+        /* Issue 10: a journal in a directory others can write could be
+         * planted (lines that make rtfd demote a root process) or be a
+         * symlink rtfd then writes through. */
+        r = open_dir(path, LOG_WARNING, &dfd, &base);
+        if (r < 0) {
+                log_warning("No state journal: threads promoted by this rtfd will not be demoted after a crash");
+                return 0;
+        }
+        fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && trusted_fd_check(fd, path, "State journal") < 0) {
+                log_warning("Ignoring the state journal %s of a previous rtfd", path);
+                close(fd);
+                fd = -1;
+        }
+        f = fd >= 0 ? fdopen(fd, "re") : NULL;
+        if (!f && fd >= 0)
+                close(fd);
         if (f) {
                 replay(f, &left, &n);
                 fclose(f);
                 for (size_t i = 0; i < n; i++)
-                        demoted += demote_if_same(left[i].tid, left[i].starttime, left[i].pidfd_ino);
+                        demoted += demote_if_same(&left[i]);
                 free(left);
                 if (demoted)
                         log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted",
                                    demoted);
         }
-        st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        st->fd = openat(dfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        close(dfd);
         if (st->fd < 0)
                 return log_warning_errno(errno, "Cannot write the state file %s (%m): promoted threads will "
                                          "not be demoted after a crash", path);

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "thread.h"
+
 /*
  * A thread is recognised by its pidfd's inode number: pidfs (Linux >= 6.9,
  * which PIDFD_THREAD needs anyway) gives every struct pid its own inode for
@@ -27,10 +29,18 @@ struct state_entry {
         uint64_t starttime;             /* field 22 of /proc/<tid>/stat; 0 = not recorded
                                          * (recorded where the kernel has no pidfs: thread-compat.h) */
         uint64_t pidfd_ino;
+        /* Since issue 10 (older journals lack them: tgid 0, an original of
+         * SCHED_OTHER nice 0): the process, for a thread that exec'd while
+         * no rtfd ran, and what the thread had before it was promoted. */
+        pid_t tgid;
+        uint64_t proc_ino;
+        bool leader_was_rt;
+        struct thread_original original;
 };
 
 /*
- * The file is a journal: "+ tid starttime inode" when a thread is promoted,
+ * The file is a journal: "+ tid starttime inode tgid process-inode policy
+ * nice reset-on-fork leader-was-rt" when a thread is promoted,
  * "- ..." when it is let go, one write(2) of one line each (O_APPEND), so
  * an attach costs one small write and a crash can at worst lose the line
  * being written.  When the journal grows past STATE_COMPACT_LINES it is
@@ -46,12 +56,23 @@ struct state {
 
 #define STATE_NULL ((struct state){ .fd = -1 })
 
-/* Demote what a previous rtfd left promoted, then start an empty journal. */
+/* Demote what a previous rtfd left promoted, then start an empty journal.
+ * A journal whose directory is not trusted (trusted.h) is neither read nor
+ * written: rtfd runs without crash recovery and says so. */
 int state_open(struct state *st, const char *path);
+/* For a journal path the administrator gave: 0 if its directory is
+ * trusted, else a negative errno with an error naming the path and the fix. */
+int state_check_trusted(const char *path);
 /* Journal a promotion (add) or its end; `live` lists the entries in force
  * afterwards, for a compaction (NULL: no compaction now). */
 void state_note(struct state *st, bool add, const struct state_entry *e,
                 const struct state_entry *live, size_t n_live);
+/* The journal entry of an attached thread. */
+struct state_entry state_entry_of(const struct thread *t);
+/* Pure parser of one journal line (for tests): 1 = an addition, 0 = a removal,
+ * -EINVAL for anything else; and its inverse (sign '+' or '-'). */
+int state_parse_line(const char *line, struct state_entry *ret);
+int state_format_line(char *buf, size_t size, char sign, const struct state_entry *e);
 /* Remove the journal (at a clean stop, when nothing is promoted any more). */
 void state_close(struct state *st);
 

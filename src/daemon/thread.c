@@ -102,6 +102,43 @@ static int owners_from_proc(struct thread *t) {
         return 0;
 }
 
+static struct thread_original original_of(const struct rtf_sched_attr *attr) {
+        struct thread_original o = THREAD_ORIGINAL_NULL;
+
+        if (attr->sched_policy == SCHED_BATCH || attr->sched_policy == SCHED_IDLE)
+                o.policy = (int)attr->sched_policy;
+        if (!thread_policy_is_rt(attr->sched_policy))
+                o.nice = attr->sched_nice;
+        o.reset_on_fork = attr->sched_flags & SCHED_FLAG_RESET_ON_FORK;
+        return o;
+}
+
+/* The process pidfd of a non-leader thread, and whether its leader is
+ * real-time on its own (thread.h: what an exec successor looks like). */
+static int open_process(struct thread *t) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        struct stat st;
+        int r;
+
+        if (t->tgid == t->tid) {
+                t->proc_ino = t->pidfd_ino;
+                return 0;
+        }
+        /* While the thread lives, its process's pid is in use (a leader that
+         * exited stays a zombie until the last thread is gone): no successor. */
+        t->proc_pidfd = pidfd_open(t->tgid, 0);
+        if (t->proc_pidfd < 0)
+                return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
+        if (fstat(t->proc_pidfd, &st) < 0)
+                return -errno;
+        t->proc_ino = (uint64_t)st.st_ino;
+        r = rtf_sched_getattr(t->tgid, &attr, 0);
+        if (r < 0)
+                return r;
+        t->leader_was_rt = thread_policy_is_rt(attr.sched_policy);
+        return thread_alive(t) ? 0 : -ESRCH;
+}
+
 int thread_open(pid_t tid, struct thread *ret) {
         struct thread t = THREAD_NULL;
         struct rtf_sched_attr attr = { .size = sizeof(attr) };
@@ -133,16 +170,19 @@ int thread_open(pid_t tid, struct thread *ret) {
         r = rtf_sched_getattr(tid, &attr, 0);
         if (r < 0)
                 goto fail;
-        t.original_nice = attr.sched_policy == SCHED_OTHER || attr.sched_policy == SCHED_BATCH ? attr.sched_nice : 0;
+        t.original = original_of(&attr);
 
         /* The pidfd pins the thread we opened; if it is still alive now, what
          * we read by its id was about that thread and not a successor.  The
-         * owners from PIDFD_GET_INFO are the pidfd's own; a nice value read
+         * owners from PIDFD_GET_INFO are the pidfd's own; a setting read
          * from a successor would only be restored to a thread that is gone. */
         if (by_id && !thread_alive(&t)) {
                 r = -ESRCH;
                 goto fail;
         }
+        r = open_process(&t);
+        if (r < 0)
+                goto fail;
         *ret = t;
         return 0;
 fail:
@@ -172,6 +212,7 @@ int thread_read_owners(const struct thread *t, uid_t *ret_ruid, uid_t *ret_euid)
 
 void thread_close(struct thread *t) {
         t->pidfd = safe_close(t->pidfd);
+        t->proc_pidfd = safe_close(t->proc_pidfd);
 }
 
 /*
@@ -228,8 +269,10 @@ static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
                 attr.sched_priority = s->priority;
                 break;
         case RTF_POLICY_OTHER:
-                attr.sched_policy = SCHED_OTHER;
-                attr.sched_nice = t->original_nice;
+                attr.sched_policy = (uint32_t)t->original.policy;
+                attr.sched_nice = t->original.nice;
+                if (t->original.reset_on_fork)
+                        attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
                 break;
         default:
                 return -EINVAL;
@@ -244,6 +287,37 @@ static int set_attr(struct thread *t, const struct rtf_sched_setting *s) {
         if (r < 0 && !thread_alive(t))
                 return -ESRCH;
         return r;
+}
+
+int thread_placement_holds(const struct thread *t, uint32_t n_cpus) {
+        cpu_set_t *now;
+        size_t size;
+        int r = 1;
+
+        /* DEADLINE: the kernel refuses an affinity narrower than the root
+         * domain; not promoted: nothing to hold. */
+        if (!t->promoted || (t->applied.policy != RTF_POLICY_FIFO && t->applied.policy != RTF_POLICY_RR) ||
+            t->applied.cpu < 0)
+                return 1;
+        now = CPU_ALLOC(n_cpus);
+        if (!now)
+                return -ENOMEM;
+        size = CPU_ALLOC_SIZE(n_cpus);
+        if (sched_getaffinity(t->tid, size, now) < 0)
+                r = errno == ESRCH ? -ESRCH : -errno;
+        else if (!thread_alive(t))
+                r = -ESRCH;
+        else
+                /* On its CPU, and nowhere else. */
+                r = CPU_COUNT_S(size, now) == 1 && CPU_ISSET_S((size_t)t->applied.cpu, size, now);
+        CPU_FREE(now);
+        return r;
+}
+
+int thread_set_policy(struct thread *t, const struct rtf_sched_setting *s) {
+        if (s->policy == RTF_POLICY_DEADLINE)
+                return -EINVAL;         /* its bandwidth and root domain are thread_apply()'s */
+        return set_attr(t, s);
 }
 
 static bool is_dl(const struct thread *t) {
@@ -370,8 +444,67 @@ int thread_apply(struct thread *t, const struct rtf_sched_setting *s,
 
 int thread_demote(struct thread *t, struct cpuset *cs, uint32_t n_cpus) {
         static const struct rtf_sched_setting other = { .policy = RTF_POLICY_OTHER, .cpu = -1 };
+        int r;
 
-        return apply_steps(t, &other, cs, n_cpus);
+        r = apply_steps(t, &other, cs, n_cpus);
+        if (r >= 0 || r == -ESRCH)
+                return r;
+        /* A step after the policy failed (a cpuset move, the affinity): the
+         * policy is what must never stay; try it alone once more. */
+        if (set_attr(t, &other) >= 0)
+                t->promoted = false;
+        return r;
+}
+
+int thread_demote_exec_successor(struct thread *t, struct cpuset *cs, uint32_t n_cpus, bool leader_attached) {
+        struct rtf_sched_attr attr = { .size = sizeof(attr) };
+        struct thread succ;
+        int r;
+
+        if (t->proc_pidfd < 0 || !t->promoted || leader_attached)
+                return 0;
+        /* The process pidfd pins the pid the successor runs under, and polls
+         * readable only once the whole process has exited. */
+        succ = *t;
+        succ.tid = t->tgid;
+        succ.pidfd = t->proc_pidfd;
+        succ.proc_pidfd = -1;
+        if (!thread_alive(&succ))
+                return 0;
+        r = rtf_sched_getattr(succ.tid, &attr, 0);
+        if (r < 0 || !thread_alive(&succ))
+                return r == -ESRCH || !thread_alive(&succ) ? 0 : r;
+        if (!thread_is_exec_successor(&attr, t->leader_was_rt, &t->applied))
+                return 0;
+        r = thread_demote(&succ, cs, n_cpus);
+        t->promoted = succ.promoted;
+        t->cpuset_cpu = succ.cpuset_cpu;
+        if (r == -ESRCH)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Failed to demote process %d, whose thread %d exec'd at a real-time "
+                                         "policy from rtfd: %m", (int)t->tgid, (int)t->tid);
+        log_notice("Thread %d exec'd and runs on as process %d: demoted", (int)t->tid, (int)t->tgid);
+        return 1;
+}
+
+int thread_restore_original(pid_t tid, int pidfd, const struct thread_original *original) {
+        struct thread t = THREAD_NULL;
+        cpu_set_t all;
+        int r;
+
+        t.tid = tid;
+        t.pidfd = pidfd;
+        t.original = *original;
+        r = set_attr(&t, &(const struct rtf_sched_setting){ .policy = RTF_POLICY_OTHER, .cpu = -1 });
+        if (r < 0)
+                return r;
+        CPU_ZERO(&all);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+                CPU_SET(c, &all);
+        if (thread_alive(&t))
+                (void)sched_setaffinity(tid, sizeof(all), &all);
+        return 0;
 }
 
 int thread_read_dl_state(const struct thread *t, int64_t *ret_runtime_ns,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,4 +65,58 @@ int trusted_read(const char *path, size_t max_size, const char *what, char **ret
 out:
         close(fd);
         return r;
+}
+
+int trusted_dir_open(const char *dir, const char *what, int level, int *ret_fd) {
+        char path[4096], *p, *save = NULL;
+        int fd, r = 0;
+
+        if (dir[0] != '/' || snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+                return log_full_errno(level, EINVAL, "%s %s: not an absolute path", what, dir);
+        fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        p = strtok_r(path, "/", &save);
+        for (;;) {
+                struct stat st;
+
+                if (fstat(fd, &st) < 0) {
+                        r = -errno;
+                        break;
+                }
+                if (st.st_uid != 0 && st.st_uid != geteuid()) {
+                        r = log_full_errno(level, EPERM, "%s %s is reached through a directory not owned by root "
+                                           "(uid %u): rtfd trusts only directories that root owns and nobody "
+                                           "else can write; use a path such as /run/rtf", what, dir,
+                                           (unsigned)st.st_uid);
+                        break;
+                }
+                if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+                        r = log_full_errno(level, EPERM, "%s %s is reached through a directory writable by group "
+                                           "or others (mode %04o): rtfd trusts only directories that root owns "
+                                           "and nobody else can write; use a path such as /run/rtf", what, dir,
+                                           (unsigned)(st.st_mode & 07777));
+                        break;
+                }
+                if (!p)
+                        break;
+                {
+                        int next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+                        if (next < 0) {
+                                r = log_full_errno(level, errno, "%s %s: cannot open %s on the way (a symlink?): %m",
+                                                   what, dir, p);
+                                break;
+                        }
+                        close(fd);
+                        fd = next;
+                }
+                p = strtok_r(NULL, "/", &save);
+        }
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        *ret_fd = fd;
+        return 0;
 }

@@ -19,3 +19,14 @@ int trusted_fd_check(int fd, const char *path, const char *what);
  * callers can treat a missing optional file themselves.
  */
 int trusted_read(const char *path, size_t max_size, const char *what, char **ret_buf, size_t *ret_len);
+
+/*
+ * Issue 10, point 9: a directory is trusted only if it and every directory
+ * on the way from / are owned by root (or rtfd's user) and writable by
+ * nobody else; a sticky world-writable directory such as /tmp is not
+ * trusted either (anyone may create names in it).  The walk opens each
+ * component with O_NOFOLLOW from its parent, so a symlink on the way is
+ * refused too.  Returns an O_PATH fd of `dir` in *ret_fd, or a negative
+ * errno with a log line that names the path and the fix (at `level`).
+ */
+int trusted_dir_open(const char *dir, const char *what, int level, int *ret_fd);

@@ -89,3 +89,31 @@ int text_parse_decimal(const char *s, size_t n, uint64_t max, uint64_t *ret) {
         *ret = v;
         return 0;
 }
+
+size_t text_escape(const char *in, char *out, size_t size) {
+        static const char hex[] = "0123456789abcdef";
+        size_t n = 0;
+
+        if (size == 0)
+                return 0;
+        for (; *in; in++) {
+                unsigned char c = (unsigned char)*in;
+                size_t need = c == '\\' ? 2 : c < 0x20 || c >= 0x7f ? 4 : 1;
+
+                if (n + need > size - 1)
+                        break;
+                if (need == 1) {
+                        out[n++] = (char)c;
+                } else if (need == 2) {
+                        out[n++] = '\\';
+                        out[n++] = '\\';
+                } else {
+                        out[n++] = '\\';
+                        out[n++] = 'x';
+                        out[n++] = hex[c >> 4];
+                        out[n++] = hex[c & 15];
+                }
+        }
+        out[n] = 0;
+        return n;
+}

@@ -54,3 +54,15 @@ int text_split_words(char *text, char **words, size_t max_words, size_t *ret_n, 
  * -ERANGE.
  */
 int text_parse_decimal(const char *s, size_t n, uint64_t max, uint64_t *ret);
+
+/*
+ * Make `in` (NUL-terminated) safe for one log line: every byte outside
+ * printable ASCII (newlines, which would forge a line; ESC and the other
+ * controls, which a terminal obeys; bytes >= 0x80, C1 controls included)
+ * becomes \xNN, and a backslash \\, so that the escaped text says exactly
+ * what the client sent.  A log line starts with rtfd's own prefix, so a
+ * "<N>" inside it cannot set the journal priority.  Writes at most size - 1
+ * characters and a NUL (size >= 1), never a cut escape; returns the length
+ * written.
+ */
+size_t text_escape(const char *in, char *out, size_t size);

@@ -115,7 +115,9 @@ def rtfd(build, request):
         f"cpusets {kernel.rtf_cpusets()} exist: is another rtfd running? (the tests need the machine alone)"
 
     def start(config_text=None, args=(), env=None, wait=True, config_mode=0o644):
-        d = Daemon(build, tempfile.mkdtemp(prefix="rtf-it-"))
+        # /run, not /tmp: rtfd trusts its state journal beside the socket only in a
+        # directory chain that root owns and nobody else can write (issue 10).
+        d = Daemon(build, tempfile.mkdtemp(prefix="rtf-it-", dir="/run"))
         os.chmod(d.dir, 0o755)      # other users reach the socket (ACL tests)
         daemons.append(d)
         return d.start(config_text, args=args, env=env, wait=wait, config_mode=config_mode)

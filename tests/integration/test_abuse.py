@@ -389,11 +389,11 @@ def test_specs_per_uid_limit(rtfd, tmp_path, users):
 
 def state_file(d):
     """{tid: start time} of the threads rtfd's state journal says are promoted:
-    lines "+ tid start inode" add one, "- tid start inode" remove it."""
+    lines "+ tid start inode ..." add one, "- tid start inode ..." remove it."""
     live = {}
     with open(os.path.join(d.dir, "rtfd.state")) as f:
         for line in f:
-            sign, tid, start, _ = line.split()
+            sign, tid, start = line.split()[:3]
             if sign == "+":
                 live[int(tid)] = int(start)
             else:
