@@ -15,19 +15,11 @@
 #define PIDFD_THREAD O_EXCL     /* Linux 6.9 */
 #endif
 
+/* A thread's /proc entries vanish with it: ENOENT (or ESRCH mid-read) is -ESRCH. */
 static int read_text(const char *path, char *buf, size_t size) {
-        ssize_t n;
-        int fd;
+        int n = read_text_file(path, buf, size);
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
-        n = read(fd, buf, size - 1);
-        close(fd);
-        if (n < 0)
-                return errno == ESRCH ? -ESRCH : -errno;
-        buf[n] = 0;
-        return (int)n;
+        return n == -ENOENT ? -ESRCH : n;
 }
 
 static int task_starttime(pid_t tgid, pid_t tid, uint64_t *ret) {

@@ -28,19 +28,11 @@
 
 static int read_proc(pid_t tid, const char *name, char *buf, size_t size) {
         char path[64];
-        ssize_t n;
-        int fd;
+        int n;
 
         snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
-        n = read(fd, buf, size - 1);
-        close(fd);
-        if (n < 0)
-                return errno == ESRCH ? -ESRCH : -errno;
-        buf[n] = 0;
-        return (int)n;
+        n = read_text_file(path, buf, size);
+        return n == -ENOENT ? -ESRCH : n;
 }
 
 bool thread_alive(const struct thread *t) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -30,6 +31,24 @@ static inline void freep(void *p) {
 
 /* Hand over what a _cleanup_ variable holds: the value, and NULL left behind. */
 #define TAKE_PTR(p) ({ __typeof__(p) _taken = (p); (p) = NULL; _taken; })
+
+/* Read a small text file whole (a /proc or /sys entry): its length, NUL-terminated
+ * in buf, or a negative errno (-ENOENT: no such file). */
+static inline int read_text_file(const char *path, char *buf, size_t size) {
+        ssize_t n;
+        int fd, saved;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, size - 1);
+        saved = errno;
+        close(fd);
+        if (n < 0)
+                return -saved;
+        buf[n] = 0;
+        return (int)n;
+}
 
 static inline int safe_close(int fd) {
         if (fd >= 0) {
