@@ -87,6 +87,43 @@ struct machine_view {
         size_t n_tasks;
 };
 
+void soundness_deinit(struct soundness *sd) {
+        free(sd->view.partitioned);
+        free(sd->view.tasks);
+        free(sd->view.instances);
+        free(sd->view.scratch);
+        sd->view = (struct soundness_view){ 0 };
+}
+
+/* *p holds *cap elements of size; make it hold at least n (half again, so a growing set reallocates rarely). */
+static int grow(void **p, size_t *cap, size_t n, size_t size) {
+        void *q;
+
+        if (n <= *cap)
+                return 0;
+        n += n / 2;
+        q = reallocarray(*p, n, size);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *cap = n;
+        return 0;
+}
+
+static int view_reserve(struct soundness_view *k, size_t n_cpus, size_t n_tasks, size_t n_instances) {
+        size_t scratch_cap = k->tasks_cap;
+        int r;
+
+        r = grow((void **)&k->partitioned, &k->cpus_cap, n_cpus, sizeof(*k->partitioned));
+        if (r >= 0)
+                r = grow((void **)&k->instances, &k->instances_cap, n_instances, sizeof(*k->instances));
+        if (r >= 0)
+                r = grow((void **)&k->scratch, &scratch_cap, n_tasks, sizeof(*k->scratch));
+        if (r >= 0)
+                r = grow((void **)&k->tasks, &k->tasks_cap, n_tasks, sizeof(*k->tasks));
+        return r;
+}
+
 static void view_free(struct machine_view *v) {
         free(v->partitioned);
         free(v->tasks);
@@ -94,19 +131,33 @@ static void view_free(struct machine_view *v) {
         free(v->host.scratch);
 }
 
-static int view_build(const struct soundness *sd, const struct manager_machine *m, struct machine_view *v) {
+static int view_build(const struct soundness *sd, const struct manager_machine *m, struct machine_view *v,
+                      struct soundness_view *keep) {
         size_t n = 0;
         uint64_t rt_cap = sd->rt_share < ADM_UTIL_ONE - sd->fair_share ? sd->rt_share : ADM_UTIL_ONE - sd->fair_share;
+        size_t n_cpus = m->n_cpus ? m->n_cpus : 1, n_inst = m->n_instances ? m->n_instances : 1;
 
         *v = (struct machine_view){ 0 };
         for (uint32_t i = 0; i < m->n_instances; i++)
                 n += m->instances[i].n_tasks;
-        v->partitioned = calloc(m->n_cpus ? m->n_cpus : 1, sizeof(*v->partitioned));
-        v->tasks = calloc(n ? n : 1, sizeof(*v->tasks));
-        v->instances = calloc(m->n_instances ? m->n_instances : 1, sizeof(*v->instances));
-        v->host.scratch = calloc(n ? n : 1, sizeof(*v->host.scratch));
-        if (!v->partitioned || !v->tasks || !v->instances || !v->host.scratch)
-                return -ENOMEM;
+        if (keep) {
+                int r = view_reserve(keep, n_cpus, n ? n : 1, n_inst);
+
+                if (r < 0)
+                        return r;
+                memset(keep->partitioned, 0, n_cpus * sizeof(*keep->partitioned));
+                v->partitioned = keep->partitioned;
+                v->tasks = keep->tasks;
+                v->instances = keep->instances;
+                v->host.scratch = keep->scratch;
+        } else {
+                v->partitioned = calloc(n_cpus, sizeof(*v->partitioned));
+                v->tasks = calloc(n ? n : 1, sizeof(*v->tasks));
+                v->instances = calloc(n_inst, sizeof(*v->instances));
+                v->host.scratch = calloc(n ? n : 1, sizeof(*v->host.scratch));
+                if (!v->partitioned || !v->tasks || !v->instances || !v->host.scratch)
+                        return -ENOMEM;
+        }
         v->host.scratch_size = n ? n : 1;
         for (uint32_t i = 0; i < m->n_instances; i++) {
                 const struct manager_machine_instance *in = &m->instances[i];
@@ -166,23 +217,20 @@ static int view_build(const struct soundness *sd, const struct manager_machine *
 }
 
 int soundness_veto(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
-        const struct soundness *sd = userdata;
+        struct soundness *sd = userdata;
         struct machine_view v;
         struct adm_machine_verdict verdict;
         int r;
 
-        r = view_build(sd, m, &v);
+        r = view_build(sd, m, &v, &sd->view);
         if (r >= 0)
                 r = adm_machine_check(&v.host, v.tasks, v.n_tasks, &verdict);
-        if (r == ADM_ADMIT) {
-                view_free(&v);
+        if (r == ADM_ADMIT)
                 return 0;
-        }
         if (r < 0)
                 snprintf(reason, reason_size, "cannot check the whole machine: %s", strerror(-r));
         else
                 adm_machine_explain(&verdict, v.instances, m->n_instances, v.tasks, reason, reason_size);
-        view_free(&v);
         return r < 0 ? r : 1;
 }
 
@@ -192,7 +240,7 @@ int soundness_report(void *userdata, const struct manager_machine *m) {
         char buf[4096];
         int r;
 
-        r = view_build(sd, m, &v);
+        r = view_build(sd, m, &v, NULL);
         if (r >= 0)
                 r = adm_machine_config_check(&v.host, v.instances, m->n_instances, buf, sizeof(buf));
         view_free(&v);
