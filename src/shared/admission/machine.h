@@ -47,7 +47,8 @@
  *     then adm_machine_check(); ADM_REJECT rolls the commit back, with
  *     adm_machine_explain() as the reason.
  *
- * Pure: no OS calls, no allocation.  Cost: O(n x CPUs) for 1, 3 and 4;
+ * Pure: no OS calls, no allocation.  Cost: O(n) for 1, O(n) per CPU that
+ * holds FIFO/RR tasks for 3 and 4 (other CPUs are skipped);
  * for 2, on CPUs that several instances (or DEADLINE threads) share,
  * O(n) per iteration of each task's RTA, bounded by host->rta_max_steps
  * (each pass over the task set is n steps); a check that runs out
