@@ -92,6 +92,9 @@ void soundness_deinit(struct soundness *sd) {
         free(sd->view.tasks);
         free(sd->view.instances);
         free(sd->view.scratch);
+        free(sd->view.prev);
+        free(sd->view.prev_partitioned);
+        free(sd->view.proven);
         sd->view = (struct soundness_view){ 0 };
 }
 
@@ -111,14 +114,13 @@ static int grow(void **p, size_t *cap, size_t n, size_t size) {
 }
 
 static int view_reserve(struct soundness_view *k, size_t n_cpus, size_t n_tasks, size_t n_instances) {
-        size_t scratch_cap = k->tasks_cap;
         int r;
 
         r = grow((void **)&k->partitioned, &k->cpus_cap, n_cpus, sizeof(*k->partitioned));
         if (r >= 0)
                 r = grow((void **)&k->instances, &k->instances_cap, n_instances, sizeof(*k->instances));
         if (r >= 0)
-                r = grow((void **)&k->scratch, &scratch_cap, n_tasks, sizeof(*k->scratch));
+                r = grow((void **)&k->scratch, &k->scratch_cap, n_tasks, sizeof(*k->scratch));
         if (r >= 0)
                 r = grow((void **)&k->tasks, &k->tasks_cap, n_tasks, sizeof(*k->tasks));
         return r;
@@ -216,6 +218,42 @@ static int view_build(const struct soundness *sd, const struct manager_machine *
         return 0;
 }
 
+/* Which CPUs have the tasks of the last admitted set again (same host, same partitions). */
+static int view_proven(struct soundness_view *k, struct machine_view *v) {
+        uint32_t n_cpus = v->host.n_cpus;
+        int r;
+
+        if (k->prev_n_cpus != n_cpus || n_cpus == 0 ||
+            memcmp(k->prev_partitioned, v->partitioned, n_cpus * sizeof(*v->partitioned)) != 0)
+                return 0;
+        r = grow((void **)&k->proven, &k->proven_cap, n_cpus, sizeof(*k->proven));
+        if (r < 0)
+                return r;
+        adm_machine_same_cpus(&v->host, k->prev, k->n_prev, v->tasks, v->n_tasks, k->proven);
+        v->host.proven = k->proven;
+        return 0;
+}
+
+/* The set just admitted becomes the one to compare with: the arrays swap, nothing is copied but the partitions. */
+static int view_keep_admitted(struct soundness_view *k, const struct machine_view *v) {
+        struct adm_machine_task *t = k->prev;
+        size_t cap = k->prev_cap;
+        int r;
+
+        k->prev_n_cpus = 0;
+        r = grow((void **)&k->prev_partitioned, &k->prev_cpus_cap, v->host.n_cpus, sizeof(*k->prev_partitioned));
+        if (r < 0)
+                return r;
+        memcpy(k->prev_partitioned, v->partitioned, v->host.n_cpus * sizeof(*v->partitioned));
+        k->prev = k->tasks;
+        k->prev_cap = k->tasks_cap;
+        k->n_prev = v->n_tasks;
+        k->tasks = t;
+        k->tasks_cap = cap;
+        k->prev_n_cpus = v->host.n_cpus;
+        return 0;
+}
+
 int soundness_veto(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
         struct soundness *sd = userdata;
         struct machine_view v;
@@ -224,9 +262,14 @@ int soundness_veto(void *userdata, const struct manager_machine *m, char *reason
 
         r = view_build(sd, m, &v, &sd->view);
         if (r >= 0)
+                r = view_proven(&sd->view, &v);
+        if (r >= 0)
                 r = adm_machine_check(&v.host, v.tasks, v.n_tasks, &verdict);
-        if (r == ADM_ADMIT)
+        if (r == ADM_ADMIT) {
+                if (view_keep_admitted(&sd->view, &v) < 0)
+                        sd->view.prev_n_cpus = 0;       /* nothing to compare with: the next check does it all */
                 return 0;
+        }
         if (r < 0)
                 snprintf(reason, reason_size, "cannot check the whole machine: %s", strerror(-r));
         else

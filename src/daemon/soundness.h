@@ -22,7 +22,14 @@ struct soundness_view {
         struct adm_machine_task *tasks;
         struct adm_machine_instance *instances;
         struct adm_edf_task *scratch;
-        size_t cpus_cap, tasks_cap, instances_cap;
+        size_t cpus_cap, tasks_cap, instances_cap, scratch_cap;
+        /* The last set the check admitted, and its partitions: a CPU whose
+         * tasks are the same again is not analysed again (host->proven). */
+        struct adm_machine_task *prev;
+        size_t prev_cap, n_prev;
+        bool *prev_partitioned, *proven;
+        size_t prev_cpus_cap, proven_cap;
+        uint32_t prev_n_cpus;           /* 0 = no admitted set yet */
 };
 
 struct soundness {
