@@ -712,17 +712,15 @@ static void test_machine_veto(void) {
         fixture_stop(&fx);
 }
 
-/* What the veto is given, checked against the broker's list: every spec once, in its instance, in list order. */
+/* The veto's kept arrays: every spec once, in its instance, in list order, the create's own tentative. */
 struct veto_layout {
-        unsigned calls, bad;
-        uint32_t n_tasks, n_tentative;
+        unsigned calls, bad, n_tasks, n_tentative;
 };
 
 static int veto_layout_check(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
         struct veto_layout *seen = userdata;
 
-        (void)reason;
-        (void)reason_size;
+        (void)reason, (void)reason_size;
         seen->calls++;
         seen->n_tasks = seen->n_tentative = 0;
         for (uint32_t i = 0; i < m->n_instances; i++) {
@@ -732,9 +730,8 @@ static int veto_layout_check(void *userdata, const struct manager_machine *m, ch
                 for (uint32_t k = 0; k < m->instances[i].n_tasks; k++) {
                         const struct manager_machine_task *t = &m->instances[i].tasks[k];
 
-                        seen->bad += t->setting.policy != want;
-                        seen->bad += t->id != 0 && t->id <= last;       /* the create's own has no id yet */
-                        last = t->id ? t->id : last;
+                        seen->bad += t->setting.policy != want || (t->id != 0 && t->id <= last);
+                        last = t->id ? t->id : last;    /* the create's own has no id yet */
                         seen->n_tasks++;
                         seen->n_tentative += t->tentative;
                 }
@@ -742,7 +739,7 @@ static int veto_layout_check(void *userdata, const struct manager_machine *m, ch
         return 0;
 }
 
-/* The veto's kept arrays: many creates and releases over two instances, interleaved, so they grow and shrink. */
+/* 64 creates over two instances, interleaved, every fifth followed by a release from the middle. */
 static void test_machine_veto_layout(void) {
         struct owner root = { .uid = 0, .pid = 1 };
         struct veto_layout seen = { 0 };
@@ -761,16 +758,14 @@ static void test_machine_veto_layout(void) {
                 p.flags |= RTF_PARAM_HAS_SCHEDULER;
                 CHECK_EQ(manager_create(fx.mgr, &root, &p, i % 3 ? "FP" : "EDF", &res), RTF_OK);
                 ids[live++] = res.id;
-                CHECK_EQ(seen.n_tasks, live);
-                CHECK_EQ(seen.n_tentative, 1);
-                if (i % 5 == 4) {       /* release one from the middle */
+                CHECK(seen.n_tasks == live && seen.n_tentative == 1);
+                if (i % 5 == 4) {
                         CHECK_EQ(manager_release(fx.mgr, &root, ids[live / 2], &res), RTF_OK);
                         memmove(&ids[live / 2], &ids[live / 2 + 1], (live - live / 2 - 1) * sizeof(ids[0]));
                         live--;
                 }
         }
-        CHECK_EQ(seen.calls, 64);
-        CHECK_EQ(seen.bad, 0);
+        CHECK(seen.calls == 64 && seen.bad == 0);
         manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
