@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
                 .watchdog_fd = -1,
         };
         const char *config = NULL;
-        struct soundness sound;
+        _cleanup_(soundness_deinit) struct soundness sound = { 0 };
         char state_path[4096];
         bool check_only = false, builtin = false;
         uint64_t rttime;

@@ -545,6 +545,7 @@ struct manager *manager_free(struct manager *mgr) {
         pmqos_done(&mgr->pmqos);
         state_close(&mgr->state);
         user_registry_deinit(&mgr->users);
+        manager_machine_buf_deinit(&mgr->machine_buf);
         free(mgr->buckets);
         free(mgr);
         return NULL;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,23 +36,60 @@ static int task_of(const struct spec *s, bool tentative, struct manager_machine_
         return 0;
 }
 
-/* Every instance with its tasks as they would be with `extra` (a create not
- * listed yet); the arrays are the caller's to free. */
-static int machine_build(const struct manager *mgr, const struct spec *extra, struct manager_machine *ret_m,
-                         struct manager_machine_instance **ret_inst, struct manager_machine_task **ret_tasks) {
-        _cleanup_(freep) struct manager_machine_instance *inst = NULL;
-        _cleanup_(freep) struct manager_machine_task *tasks = NULL;
-        size_t n = 0;
+void manager_machine_buf_deinit(struct manager_machine_buf *b) {
+        free(b->inst);
+        free(b->tasks);
+        *b = (struct manager_machine_buf){ 0 };
+}
+
+static int buf_reserve(struct manager_machine_buf *b, size_t n_inst, size_t n_tasks) {
+        if (n_inst > b->inst_cap) {
+                struct manager_machine_instance *p = reallocarray(b->inst, n_inst, sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                b->inst = p;
+                b->inst_cap = n_inst;
+        }
+        if (n_tasks > b->tasks_cap) {
+                /* Grow by half again, so that a set filling up reallocates O(log n) times. */
+                size_t cap = n_tasks + n_tasks / 2;
+                struct manager_machine_task *p = reallocarray(b->tasks, cap, sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                b->tasks = p;
+                b->tasks_cap = cap;
+        }
+        return 0;
+}
+
+/* The index of p in the running set, or SIZE_MAX for a plugin of another set. */
+static size_t instance_of(const struct manager *mgr, const struct plugin *p) {
+        uintptr_t base = (uintptr_t)mgr->set.plugins, at = (uintptr_t)p;
+
+        if (at < base || (at - base) % sizeof(*p) != 0 || (at - base) / sizeof(*p) >= mgr->set.n)
+                return SIZE_MAX;
+        return (at - base) / sizeof(*p);
+}
+
+/*
+ * Every instance with its tasks as they would be with `extra` (a create not
+ * listed yet), into b.  One pass over the specs: each goes to its instance's
+ * range, counted first (the specs list is not sorted by instance).
+ */
+static int machine_build(const struct manager *mgr, const struct spec *extra, struct manager_machine_buf *b,
+                         struct manager_machine *ret_m) {
+        uint32_t n_inst = mgr->set.n;
+        size_t total = 0, i;
         int q;
 
-        inst = calloc(mgr->set.n ? mgr->set.n : 1, sizeof(*inst));
-        tasks = calloc((size_t)mgr->n_specs + 1, sizeof(*tasks));
-        if (!inst || !tasks)
-                return -ENOMEM;
-        for (uint32_t i = 0; i < mgr->set.n; i++) {
+        if ((q = buf_reserve(b, n_inst ? n_inst : 1, 0)) < 0)
+                return q;
+        for (i = 0; i < n_inst; i++) {
                 const struct plugin *p = &mgr->set.plugins[i];
 
-                inst[i] = (struct manager_machine_instance){
+                b->inst[i] = (struct manager_machine_instance){
                         .name = p->name,
                         .policy = manager_policy_name(p),
                         .n_cpus = p->config.n_cpus,
@@ -61,38 +99,49 @@ static int machine_build(const struct manager *mgr, const struct spec *extra, st
                         .prio_max = p->config.prio_max,
                         .n_options = p->config.n_options,
                         .options = p->config.options,
-                        .tasks = tasks + n,
                 };
-                for (const struct spec *s = mgr->all_head; s; s = s->all_next)
-                        if (s->plugin == p && n < (size_t)mgr->n_specs + 1) {
-                                if ((q = task_of(s, s->committing, &tasks[n])) < 0)
-                                        return q;
-                                n++;
-                                inst[i].n_tasks++;
-                        }
-                if (extra && extra->plugin == p && n < (size_t)mgr->n_specs + 1) {
-                        if ((q = task_of(extra, true, &tasks[n])) < 0)
-                                return q;
-                        n++;
-                        inst[i].n_tasks++;
-                }
         }
-        *ret_m = (struct manager_machine){ .n_cpus = mgr->n_cpus, .n_instances = mgr->set.n, .instances = inst };
-        *ret_inst = TAKE_PTR(inst);
-        *ret_tasks = TAKE_PTR(tasks);
+        /* Count per instance, then turn the counts into starts: one pass
+         * over the specs fills every instance (the list is not by instance). */
+        for (const struct spec *s = mgr->all_head; s; s = s->all_next)
+                if ((i = instance_of(mgr, s->plugin)) < n_inst)
+                        b->inst[i].n_tasks++, total++;
+        if (extra && (i = instance_of(mgr, extra->plugin)) < n_inst)
+                b->inst[i].n_tasks++, total++;
+        if ((q = buf_reserve(b, 0, total ? total : 1)) < 0)
+                return q;
+        total = 0;
+        for (i = 0; i < n_inst; i++) {
+                b->inst[i].tasks = b->tasks + total;
+                total += b->inst[i].n_tasks;
+                b->inst[i].n_tasks = 0;
+        }
+        for (const struct spec *s = mgr->all_head; s; s = s->all_next) {
+                if ((i = instance_of(mgr, s->plugin)) >= n_inst)
+                        continue;
+                q = task_of(s, s->committing, &b->tasks[(size_t)(b->inst[i].tasks - b->tasks) + b->inst[i].n_tasks]);
+                if (q < 0)
+                        return q;
+                b->inst[i].n_tasks++;
+        }
+        if (extra && (i = instance_of(mgr, extra->plugin)) < n_inst) {
+                q = task_of(extra, true, &b->tasks[(size_t)(b->inst[i].tasks - b->tasks) + b->inst[i].n_tasks]);
+                if (q < 0)
+                        return q;
+                b->inst[i].n_tasks++;
+        }
+        *ret_m = (struct manager_machine){ .n_cpus = mgr->n_cpus, .n_instances = n_inst, .instances = b->inst };
         return 0;
 }
 
 int manager_machine_veto(struct manager *mgr, const struct spec *extra, struct manager_result *r) {
-        _cleanup_(freep) struct manager_machine_instance *inst = NULL;
-        _cleanup_(freep) struct manager_machine_task *tasks = NULL;
         struct manager_machine m;
         char why[RTF_REASON_MAX] = "";
         int q;
 
         if (!mgr->veto)
                 return RTF_OK;
-        q = machine_build(mgr, extra, &m, &inst, &tasks);
+        q = machine_build(mgr, extra, &mgr->machine_buf, &m);
         if (q < 0)
                 return manager_fail(r, q, "cannot describe the whole machine: %s", strerror(-q));
         q = mgr->veto(mgr->veto_data, &m, why, sizeof(why));
@@ -105,10 +154,12 @@ int manager_machine_veto(struct manager *mgr, const struct spec *extra, struct m
 
 int manager_describe_machine(const struct manager *mgr,
                              int (*fn)(void *userdata, const struct manager_machine *m), void *userdata) {
-        _cleanup_(freep) struct manager_machine_instance *inst = NULL;
-        _cleanup_(freep) struct manager_machine_task *tasks = NULL;
+        struct manager_machine_buf b = { 0 };
         struct manager_machine m;
-        int q = machine_build(mgr, NULL, &m, &inst, &tasks);
+        int q = machine_build(mgr, NULL, &b, &m);
 
-        return q < 0 ? q : fn(userdata, &m);
+        if (q >= 0)
+                q = fn(userdata, &m);
+        manager_machine_buf_deinit(&b);
+        return q;
 }

@@ -89,6 +89,18 @@ struct plugin_set {
         bool any_partition;
 };
 
+/*
+ * What the veto is handed, kept between requests and only grown: at 4096
+ * tasks, allocating it per request cost more than the check (mlockall makes
+ * every fresh mapping fault in, and free() gave it back).
+ */
+struct manager_machine_buf {
+        struct manager_machine_instance *inst;
+        size_t inst_cap;
+        struct manager_machine_task *tasks;
+        size_t tasks_cap;
+};
+
 struct manager {
         const struct kernel_ops *kops;  /* the only way to the kernel */
         void *kdata;
@@ -113,6 +125,7 @@ struct manager {
         struct spec *pending;
         manager_veto_fn veto;           /* the whole-machine check, NULL = none */
         void *veto_data;
+        struct manager_machine_buf machine_buf;  /* the veto's arrays, kept between requests */
         struct spec *all_head, *all_tail;
         uint64_t inject_stuck_id;       /* test hook, see manager_init() */
         struct state state;             /* journal of promoted threads */
@@ -136,6 +149,7 @@ int manager_fill_result(struct manager_result *r, const struct spec *s);
 /* Ask the veto about the tentative state (plus `extra`, a spec not yet
  * listed); RTF_OK, or the refusal written into `r`. */
 int manager_machine_veto(struct manager *mgr, const struct spec *extra, struct manager_result *r);
+void manager_machine_buf_deinit(struct manager_machine_buf *b);
 
 void manager_host_task_updated(void *data, struct plugin *p, struct rtf_plugin_task *task);
 

@@ -87,6 +87,45 @@ struct machine_view {
         size_t n_tasks;
 };
 
+void soundness_deinit(struct soundness *sd) {
+        free(sd->view.partitioned);
+        free(sd->view.tasks);
+        free(sd->view.instances);
+        free(sd->view.scratch);
+        free(sd->view.prev);
+        free(sd->view.prev_partitioned);
+        free(sd->view.proven);
+        sd->view = (struct soundness_view){ 0 };
+}
+
+/* *p holds *cap elements of size; make it hold at least n (half again, so a growing set reallocates rarely). */
+static int grow(void **p, size_t *cap, size_t n, size_t size) {
+        void *q;
+
+        if (n <= *cap)
+                return 0;
+        n += n / 2;
+        q = reallocarray(*p, n, size);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *cap = n;
+        return 0;
+}
+
+static int view_reserve(struct soundness_view *k, size_t n_cpus, size_t n_tasks, size_t n_instances) {
+        int r;
+
+        r = grow((void **)&k->partitioned, &k->cpus_cap, n_cpus, sizeof(*k->partitioned));
+        if (r >= 0)
+                r = grow((void **)&k->instances, &k->instances_cap, n_instances, sizeof(*k->instances));
+        if (r >= 0)
+                r = grow((void **)&k->scratch, &k->scratch_cap, n_tasks, sizeof(*k->scratch));
+        if (r >= 0)
+                r = grow((void **)&k->tasks, &k->tasks_cap, n_tasks, sizeof(*k->tasks));
+        return r;
+}
+
 static void view_free(struct machine_view *v) {
         free(v->partitioned);
         free(v->tasks);
@@ -94,19 +133,33 @@ static void view_free(struct machine_view *v) {
         free(v->host.scratch);
 }
 
-static int view_build(const struct soundness *sd, const struct manager_machine *m, struct machine_view *v) {
+static int view_build(const struct soundness *sd, const struct manager_machine *m, struct machine_view *v,
+                      struct soundness_view *keep) {
         size_t n = 0;
         uint64_t rt_cap = sd->rt_share < ADM_UTIL_ONE - sd->fair_share ? sd->rt_share : ADM_UTIL_ONE - sd->fair_share;
+        size_t n_cpus = m->n_cpus ? m->n_cpus : 1, n_inst = m->n_instances ? m->n_instances : 1;
 
         *v = (struct machine_view){ 0 };
         for (uint32_t i = 0; i < m->n_instances; i++)
                 n += m->instances[i].n_tasks;
-        v->partitioned = calloc(m->n_cpus ? m->n_cpus : 1, sizeof(*v->partitioned));
-        v->tasks = calloc(n ? n : 1, sizeof(*v->tasks));
-        v->instances = calloc(m->n_instances ? m->n_instances : 1, sizeof(*v->instances));
-        v->host.scratch = calloc(n ? n : 1, sizeof(*v->host.scratch));
-        if (!v->partitioned || !v->tasks || !v->instances || !v->host.scratch)
-                return -ENOMEM;
+        if (keep) {
+                int r = view_reserve(keep, n_cpus, n ? n : 1, n_inst);
+
+                if (r < 0)
+                        return r;
+                memset(keep->partitioned, 0, n_cpus * sizeof(*keep->partitioned));
+                v->partitioned = keep->partitioned;
+                v->tasks = keep->tasks;
+                v->instances = keep->instances;
+                v->host.scratch = keep->scratch;
+        } else {
+                v->partitioned = calloc(n_cpus, sizeof(*v->partitioned));
+                v->tasks = calloc(n ? n : 1, sizeof(*v->tasks));
+                v->instances = calloc(n_inst, sizeof(*v->instances));
+                v->host.scratch = calloc(n ? n : 1, sizeof(*v->host.scratch));
+                if (!v->partitioned || !v->tasks || !v->instances || !v->host.scratch)
+                        return -ENOMEM;
+        }
         v->host.scratch_size = n ? n : 1;
         for (uint32_t i = 0; i < m->n_instances; i++) {
                 const struct manager_machine_instance *in = &m->instances[i];
@@ -165,24 +218,62 @@ static int view_build(const struct soundness *sd, const struct manager_machine *
         return 0;
 }
 
+/* Which CPUs have the tasks of the last admitted set again (same host, same partitions). */
+static int view_proven(struct soundness_view *k, struct machine_view *v) {
+        uint32_t n_cpus = v->host.n_cpus;
+        int r;
+
+        if (k->prev_n_cpus != n_cpus || n_cpus == 0 ||
+            memcmp(k->prev_partitioned, v->partitioned, n_cpus * sizeof(*v->partitioned)) != 0)
+                return 0;
+        r = grow((void **)&k->proven, &k->proven_cap, n_cpus, sizeof(*k->proven));
+        if (r < 0)
+                return r;
+        adm_machine_same_cpus(&v->host, k->prev, k->n_prev, v->tasks, v->n_tasks, k->proven);
+        v->host.proven = k->proven;
+        return 0;
+}
+
+/* The set just admitted becomes the one to compare with: the arrays swap, nothing is copied but the partitions. */
+static int view_keep_admitted(struct soundness_view *k, const struct machine_view *v) {
+        struct adm_machine_task *t = k->prev;
+        size_t cap = k->prev_cap;
+        int r;
+
+        k->prev_n_cpus = 0;
+        r = grow((void **)&k->prev_partitioned, &k->prev_cpus_cap, v->host.n_cpus, sizeof(*k->prev_partitioned));
+        if (r < 0)
+                return r;
+        memcpy(k->prev_partitioned, v->partitioned, v->host.n_cpus * sizeof(*v->partitioned));
+        k->prev = k->tasks;
+        k->prev_cap = k->tasks_cap;
+        k->n_prev = v->n_tasks;
+        k->tasks = t;
+        k->tasks_cap = cap;
+        k->prev_n_cpus = v->host.n_cpus;
+        return 0;
+}
+
 int soundness_veto(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
-        const struct soundness *sd = userdata;
+        struct soundness *sd = userdata;
         struct machine_view v;
         struct adm_machine_verdict verdict;
         int r;
 
-        r = view_build(sd, m, &v);
+        r = view_build(sd, m, &v, &sd->view);
+        if (r >= 0)
+                r = view_proven(&sd->view, &v);
         if (r >= 0)
                 r = adm_machine_check(&v.host, v.tasks, v.n_tasks, &verdict);
         if (r == ADM_ADMIT) {
-                view_free(&v);
+                if (view_keep_admitted(&sd->view, &v) < 0)
+                        sd->view.prev_n_cpus = 0;       /* nothing to compare with: the next check does it all */
                 return 0;
         }
         if (r < 0)
                 snprintf(reason, reason_size, "cannot check the whole machine: %s", strerror(-r));
         else
                 adm_machine_explain(&verdict, v.instances, m->n_instances, v.tasks, reason, reason_size);
-        view_free(&v);
         return r < 0 ? r : 1;
 }
 
@@ -192,7 +283,7 @@ int soundness_report(void *userdata, const struct manager_machine *m) {
         char buf[4096];
         int r;
 
-        r = view_build(sd, m, &v);
+        r = view_build(sd, m, &v, NULL);
         if (r >= 0)
                 r = adm_machine_config_check(&v.host, v.instances, m->n_instances, buf, sizeof(buf));
         view_free(&v);

@@ -17,11 +17,32 @@
 #include "admission/machine.h"
 #include "manager.h"
 
+struct soundness_view {
+        bool *partitioned;
+        struct adm_machine_task *tasks;
+        struct adm_machine_instance *instances;
+        struct adm_edf_task *scratch;
+        size_t cpus_cap, tasks_cap, instances_cap, scratch_cap;
+        /* The last set the check admitted, and its partitions: a CPU whose
+         * tasks are the same again is not analysed again (host->proven). */
+        struct adm_machine_task *prev;
+        size_t prev_cap, n_prev;
+        bool *prev_partitioned, *proven;
+        size_t prev_cpus_cap, proven_cap;
+        uint32_t prev_n_cpus;           /* 0 = no admitted set yet */
+};
+
 struct soundness {
         uint64_t rt_share;              /* ppb, from /proc/sys/kernel/sched_rt_{runtime,period}_us */
         uint64_t rt_period_us;
         uint64_t fair_share;            /* ppb per CPU kept by the fair server (Linux >= 6.12) */
+        /* The veto's arrays, kept between requests and only grown (as the
+         * broker's): per request, allocating them cost more than the check. */
+        struct soundness_view view;
 };
+
+/* Frees the kept arrays; takes a zeroed or read struct. */
+void soundness_deinit(struct soundness *sd);
 
 /* What the kernel keeps for itself on this host (reads /proc, uname). */
 int soundness_read_host(struct soundness *sd);

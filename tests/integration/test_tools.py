@@ -354,6 +354,16 @@ def test_rtf_bench_json(build):
         assert abs(r["change_ratio"] - r["change_p50_ns"] / r["rtt_p50_ns"]) < 0.002
 
 
+def test_rtf_bench_constrained_deadlines(build):
+    """--deadline-percent: every plugin admits constrained fillers and probes (FP/RR with a runtime)."""
+    doc = run_json([tool(build, "rtf-bench"), "--plugins", "EDF,RM,FP,RR", "--cores", "1", "--tasks", "0,16",
+                    "--samples", "5", "--deadline-percent", "80", "--json"], private_env())
+    assert doc["parameters"]["deadline_percent"] == 80
+    assert all(s["complete"] and s["stopped"] is None for s in doc["series"]), doc["series"]
+    assert {(r["plugin"], r["tasks"]) for r in doc["rows"]} == {(p, t) for p in ("EDF", "RM", "FP", "RR")
+                                                              for t in (0, 16)}
+
+
 def test_rtf_bench_csv(build):
     r = subprocess.run([tool(build, "rtf-bench"), "--plugins", "RR", "--cores", "1", "--tasks", "0",
                         "--samples", "5", "--csv"], capture_output=True, text=True, env=private_env(), timeout=60)

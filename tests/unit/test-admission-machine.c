@@ -423,6 +423,96 @@ static void test_config_check(void) {
         CHECK_EQ(adm_machine_config_check(&h, two_edf, 2, buf, sizeof(buf)), -EINVAL);
 }
 
+/* ---- host->proven: a CPU whose tasks did not change is not analysed again ---- */
+
+static uint32_t lcg(uint64_t *state, uint32_t below) {
+        *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (uint32_t)(*state >> 33) % below;
+}
+
+static struct adm_machine_task random_task(uint64_t *st) {
+        uint64_t t = 1000 + lcg(st, 4000);
+
+        if (lcg(st, 3) == 0)
+                return dl(lcg(st, 2), (int32_t)lcg(st, 4) - 1, t, 1 + lcg(st, (uint32_t)t / 4));
+        return (struct adm_machine_task) {
+                .instance = lcg(st, 2), .policy = lcg(st, 2) ? ADM_MACHINE_FIFO : ADM_MACHINE_RR,
+                .cpu = (int32_t)lcg(st, 3), .priority = 1 + lcg(st, 5),
+                .runtime_us = lcg(st, 5) ? 1 + lcg(st, (uint32_t)t / 3) : 0, .period_us = t,
+                .deadline_us = lcg(st, 2) ? t / 2 + lcg(st, (uint32_t)t / 2) : 0, .self_tested = lcg(st, 4) == 0,
+        };
+}
+
+/*
+ * Random sets that the check admits, one task changed, added or removed:
+ * the check with proven[] from adm_machine_same_cpus() must give the same
+ * verdict as the full check (it fails if same_cpus() calls a changed CPU
+ * unchanged).
+ */
+static void test_proven_cpus_random(void) {
+        bool partitioned[3], same[3];
+        struct adm_machine_task prev[16], cur[17];
+        unsigned compared = 0, skipped_and_refused = 0, mismatches = 0;
+        uint64_t st = 42;
+
+        for (unsigned round = 0; round < 20000; round++) {
+                struct adm_machine_host h = {
+                        .n_cpus = 3, .partitioned = partitioned, .rt_share = ADM_MACHINE_RT_SHARE_DEFAULT,
+                        .fair_share = ADM_MACHINE_FAIR_SHARE_DEFAULT, .rta_max_steps = 1000000000,
+                };
+                struct adm_machine_verdict v1, v2;
+                size_t n = 1 + lcg(&st, 10), m;
+                int r1, r2;
+                bool any = false;
+
+                for (uint32_t c = 0; c < 3; c++)
+                        partitioned[c] = lcg(&st, 2);
+                for (size_t i = 0; i < n; i++)
+                        prev[i] = random_task(&st);
+                if (adm_machine_check(&h, prev, n, &v1) != ADM_ADMIT)
+                        continue;
+                memcpy(cur, prev, n * sizeof(*prev));
+                m = n;
+                switch (lcg(&st, 4)) {
+                case 0:                 /* add one */
+                        cur[m++] = random_task(&st);
+                        break;
+                case 1: {               /* remove one */
+                        size_t k = lcg(&st, (uint32_t)n);
+
+                        memmove(&cur[k], &cur[k + 1], (n - k - 1) * sizeof(*cur));
+                        m--;
+                        break;
+                }
+                case 2:                 /* a heavier runtime */
+                        cur[lcg(&st, (uint32_t)n)].runtime_us += 1 + lcg(&st, 1500);
+                        break;
+                default:                /* another task in its place */
+                        cur[lcg(&st, (uint32_t)n)] = random_task(&st);
+                }
+                adm_machine_same_cpus(&h, prev, n, cur, m, same);
+                r1 = adm_machine_check(&h, cur, m, &v1);
+                h.proven = same;
+                r2 = adm_machine_check(&h, cur, m, &v2);
+                compared++;
+                for (uint32_t c = 0; c < 3; c++)
+                        any |= same[c];
+                skipped_and_refused += any && r1 == ADM_REJECT;
+                mismatches += r1 != r2 || (r1 == ADM_REJECT && (v1.refusal != v2.refusal || v1.cpu != v2.cpu));
+        }
+        CHECK_EQ(mismatches, 0);
+        CHECK(compared > 1000);
+        CHECK(skipped_and_refused > 100);       /* the comparison means something */
+        /* Out of range: nothing is the same. */
+        {
+                struct adm_machine_host h = host(no_partition);
+                struct adm_machine_task bad = fifo(0, 7, 1, 1000, 10, 0);
+
+                adm_machine_same_cpus(&h, &bad, 1, &bad, 1, same);
+                CHECK(!same[0] && !same[1]);
+        }
+}
+
 int main(void) {
         test_two_edf_without_partitions();
         test_edf_and_rm_without_partitions();
@@ -431,5 +521,6 @@ int main(void) {
         test_reserved_share();
         test_limits_and_errors();
         test_config_check();
+        test_proven_cpus_random();
         return test_done();
 }

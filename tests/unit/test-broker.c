@@ -712,6 +712,64 @@ static void test_machine_veto(void) {
         fixture_stop(&fx);
 }
 
+/* The veto's kept arrays: every spec once, in its instance, in list order, the create's own tentative. */
+struct veto_layout {
+        unsigned calls, bad, n_tasks, n_tentative;
+};
+
+static int veto_layout_check(void *userdata, const struct manager_machine *m, char *reason, size_t reason_size) {
+        struct veto_layout *seen = userdata;
+
+        (void)reason, (void)reason_size;
+        seen->calls++;
+        seen->n_tasks = seen->n_tentative = 0;
+        for (uint32_t i = 0; i < m->n_instances; i++) {
+                uint32_t want = strcmp(m->instances[i].name, "EDF") == 0 ? RTF_POLICY_DEADLINE : RTF_POLICY_FIFO;
+                uint64_t last = 0;
+
+                for (uint32_t k = 0; k < m->instances[i].n_tasks; k++) {
+                        const struct manager_machine_task *t = &m->instances[i].tasks[k];
+
+                        seen->bad += t->setting.policy != want || (t->id != 0 && t->id <= last);
+                        last = t->id ? t->id : last;    /* the create's own has no id yet */
+                        seen->n_tasks++;
+                        seen->n_tentative += t->tentative;
+                }
+        }
+        return 0;
+}
+
+/* 64 creates over two instances, interleaved, every fifth followed by a release from the middle. */
+static void test_machine_veto_layout(void) {
+        struct owner root = { .uid = 0, .pid = 1 };
+        struct veto_layout seen = { 0 };
+        struct manager_result res;
+        struct fixture fx;
+        uint64_t ids[64];
+        uint32_t live = 0;
+
+        if (fixture_start(&fx, CONFIG, NULL) < 0)
+                return;
+        owner_init(&fx, &root);
+        manager_set_veto(fx.mgr, veto_layout_check, &seen);
+        for (uint32_t i = 0; i < 64; i++) {
+                struct rtf_task_params p = i % 3 ? prio(1 + i % 80) : edf(10, 100000);
+
+                p.flags |= RTF_PARAM_HAS_SCHEDULER;
+                CHECK_EQ(manager_create(fx.mgr, &root, &p, i % 3 ? "FP" : "EDF", &res), RTF_OK);
+                ids[live++] = res.id;
+                CHECK(seen.n_tasks == live && seen.n_tentative == 1);
+                if (i % 5 == 4) {
+                        CHECK_EQ(manager_release(fx.mgr, &root, ids[live / 2], &res), RTF_OK);
+                        memmove(&ids[live / 2], &ids[live / 2 + 1], (live - live / 2 - 1) * sizeof(ids[0]));
+                        live--;
+                }
+        }
+        CHECK(seen.calls == 64 && seen.bad == 0);
+        manager_owner_gone(fx.mgr, &root);
+        fixture_stop(&fx);
+}
+
 /* The request rate per uid: a second connection buys no more. */
 static void test_rate_per_uid(void) {
         struct owner a = { .uid = 65534, .pid = 10 }, b = { .uid = 65534, .pid = 11 }, root = { .uid = 0 };
@@ -864,6 +922,7 @@ int main(void) {
         test_watchdog_owners();
         test_commit_defers_updates();
         test_machine_veto();
+        test_machine_veto_layout();
         test_rate_per_uid();
         test_policy_on_granted();
         test_latency_hint();

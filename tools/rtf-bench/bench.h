@@ -82,6 +82,7 @@ struct bench_args {
         const char *plot;
         int32_t hint_us;
         bool spread_periods;
+        uint32_t deadline_percent;      /* --deadline-percent, 0 = implicit deadlines */
 };
 
 struct row {

@@ -204,12 +204,18 @@ bool bench_kind_is(const char *kind, const char *name) {
  * rtf-bench does not know gets every parameter.
  */
 static void filler_params(struct bench *ctx, const char *plugin, const char *kind, uint32_t i, struct rtf_params *p) {
-        bool budget = !bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR");
+        bool constrained = ctx->arg.deadline_percent > 0 && ctx->arg.deadline_percent < 100;
+        bool budget = constrained || (!bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR"));
         bool priority = !bench_kind_is(kind, "EDF") && !bench_kind_is(kind, "RM");
+        uint64_t period = 1000000 + (ctx->arg.spread_periods ? (uint64_t)i * 7 : 0);
 
         *p = (struct rtf_params)RTF_PARAMS_INIT;
         rtf_params_set_scheduler(p, plugin);
-        rtf_params_set_period(p, 1000000 + (ctx->arg.spread_periods ? (uint64_t)i * 7 : 0));
+        rtf_params_set_period(p, period);
+        /* A constrained deadline (and, for FP and RR, a runtime) makes the
+         * exact tests run: RM's RTA, EDF's processor demand, the machine's RTA. */
+        if (constrained)
+                rtf_params_set_deadline(p, period * ctx->arg.deadline_percent / 100);
         if (budget)
                 rtf_params_set_runtime(p, 10);
         if (priority)
@@ -217,13 +223,16 @@ static void filler_params(struct bench *ctx, const char *plugin, const char *kin
 }
 
 /* The request that is timed; `variant` alternates two parameter sets for change. */
-static void probe_params(const char *plugin, const char *kind, int variant, struct rtf_params *p) {
-        bool budget = !bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR");
+static void probe_params(struct bench *ctx, const char *plugin, const char *kind, int variant, struct rtf_params *p) {
+        bool constrained = ctx->arg.deadline_percent > 0 && ctx->arg.deadline_percent < 100;
+        bool budget = constrained || (!bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR"));
         bool priority = !bench_kind_is(kind, "EDF") && !bench_kind_is(kind, "RM");
 
         *p = (struct rtf_params)RTF_PARAMS_INIT;
         rtf_params_set_scheduler(p, plugin);
         rtf_params_set_period(p, 10000);
+        if (constrained)
+                rtf_params_set_deadline(p, 10000 * ctx->arg.deadline_percent / 100);
         if (budget)
                 rtf_params_set_runtime(p, variant ? 200 : 100);
         if (priority)
@@ -320,7 +329,7 @@ static int run_series(struct bench *ctx, struct series *se, struct rtf_spec *fil
                 if (rtt_sample(ctx, ctx->arg.samples, &rtt, &rtt_p99) < 0)
                         rtt = 0;
                 for (uint32_t i = 0; i < ctx->arg.samples && !(*ctx->interrupted); i++) {
-                        probe_params(se->plugin, se->kind, 0, &p);
+                        probe_params(ctx, se->plugin, se->kind, 0, &p);
                         r = request(ctx, OP_CREATE, &probe, &p, 0, &create[i]);
                         if (r != RTF_OK) {
                                 r = series_stop(ctx, se, *n_fill, "create", r);
@@ -335,7 +344,7 @@ static int run_series(struct bench *ctx, struct series *se, struct rtf_spec *fil
                         }
                 }
                 for (uint32_t i = 0; i < ctx->arg.samples && !(*ctx->interrupted); i++) {
-                        probe_params(se->plugin, se->kind, (int)(i & 1) ^ 1, &p);
+                        probe_params(ctx, se->plugin, se->kind, (int)(i & 1) ^ 1, &p);
                         r = request(ctx, OP_CHANGE, &probe, &p, 0, &change[i]);
                         if (r != RTF_OK) {
                                 r = series_stop(ctx, se, *n_fill, "change", r);

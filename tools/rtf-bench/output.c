@@ -142,6 +142,8 @@ json_object *output_json(struct bench *ctx, json_object *doc, const cpu_set_t *a
         json_object_object_add(p, "daemon_cpu", ctx->arg.daemon_cpu >= 0 ? json_object_new_int(ctx->arg.daemon_cpu) : NULL);
         json_object_object_add(p, "samples", json_object_new_int64(ctx->arg.samples));
         json_object_object_add(p, "spread_periods", json_object_new_boolean(ctx->arg.spread_periods));
+        json_object_object_add(p, "deadline_percent",
+                               json_object_new_int64(ctx->arg.deadline_percent ? ctx->arg.deadline_percent : 100));
         json_object_object_add(p, "rtfd", ctx->arg.mode == MODE_PRIVATE ? json_object_new_string(ctx->arg.rtfd) : NULL);
         json_object_object_add(p, "latency_hint_us", ctx->arg.hint_us >= 0 ? json_object_new_int(ctx->arg.hint_us) : NULL);
         json_object_object_add(p, "request_bytes", json_object_new_int64((int64_t)ctx->res.req));

@@ -45,6 +45,10 @@ static void help(void) {
                "                           ends where rtfd refuses (a limit, its policy, admission)\n"
                "      --samples=N          requests timed per point (default 200)\n"
                "      --spread-periods     give the admitted tasks distinct periods (default: all 1 s)\n"
+               "      --deadline-percent=P give the admitted tasks a deadline of P%% of their period and\n"
+               "                           FP and RR ones a runtime too, so that RM's response-time\n"
+               "                           analysis, EDF's processor-demand test and the whole-machine\n"
+               "                           check run (default 100: implicit deadlines)\n"
                "      --cpus=CLIENT,DAEMON the CPUs of the client and of rtfd and the floor's echo (default 0,1;\n"
                "                           --socket: rtfd is not moved, the echo gets rtfd's affinity)\n"
                "      --rtfd=PATH          private: the rtfd to start (default: the build tree's, else the\n"
@@ -182,7 +186,7 @@ static int choose_mode(struct bench *ctx, bool rtfd_given, bool plugindir_given)
 static int parse_args(struct bench *ctx, int argc, char *argv[]) {
         enum { OPT_VERSION = 0x100, OPT_PLUGINS, OPT_CORES, OPT_TASKS, OPT_SAMPLES, OPT_CPUS, OPT_RTFD,
                OPT_PLUGINDIR, OPT_HINT, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_SPREAD, OPT_SOCKET, OPT_PRIVATE,
-               OPT_DAEMON_PID };
+               OPT_DAEMON_PID, OPT_DEADLINE };
         static const struct option options[] = {
                 { "plugins", required_argument, NULL, OPT_PLUGINS },
                 { "cores", required_argument, NULL, OPT_CORES },
@@ -194,6 +198,7 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                 { "latency-hint", required_argument, NULL, OPT_HINT },
                 { "json", no_argument, NULL, OPT_JSON },
                 { "spread-periods", no_argument, NULL, OPT_SPREAD },
+                { "deadline-percent", required_argument, NULL, OPT_DEADLINE },
                 { "csv", no_argument, NULL, OPT_CSV },
                 { "plot", required_argument, NULL, OPT_PLOT },
                 { "socket", required_argument, NULL, OPT_SOCKET },
@@ -273,6 +278,11 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                         break;
                 case OPT_SPREAD:
                         ctx->arg.spread_periods = true;
+                        break;
+                case OPT_DEADLINE:
+                        if (parse_list(optarg, "--deadline-percent", 1, 100, v, &n) < 0 || n != 1)
+                                return -1;
+                        ctx->arg.deadline_percent = v[0];
                         break;
                 case OPT_PLOT:
                         ctx->arg.plot = optarg;

@@ -319,6 +319,8 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
          */
         if (one_tested_instance && dl == 0)
                 return ADM_ADMIT;
+        if (h->proven && h->proven[c])
+                return ADM_ADMIT;
         for (size_t i = 0; i < n; i++) {
                 uint64_t r = 0;
                 int k;
@@ -341,6 +343,7 @@ static int check_cpu(const struct adm_machine_host *h, const struct adm_machine_
 int adm_machine_check(const struct adm_machine_host *h, const struct adm_machine_task *tasks,
                       size_t n, struct adm_machine_verdict *ret) {
         struct adm_machine_verdict v = { .refusal = ADM_MACHINE_SOUND, .cpu = -1 };
+        bool fixed_on[ADM_MACHINE_MAX_CPUS];
         uint64_t steps;
         int k;
 
@@ -348,20 +351,65 @@ int adm_machine_check(const struct adm_machine_host *h, const struct adm_machine
             h->rt_share > ADM_UTIL_ONE || h->fair_share > ADM_UTIL_ONE ||
             h->rt_period_us > ADM_TIME_MAX_US)
                 return -EINVAL;
+        memset(fixed_on, 0, h->n_cpus * sizeof(*fixed_on));
         for (size_t i = 0; i < n; i++) {
                 k = task_check(h, &tasks[i]);
                 if (k < 0)
                         return k;
+                if (is_fixed(&tasks[i]))
+                        fixed_on[tasks[i].cpu] = true;
         }
         steps = h->rta_max_steps ? h->rta_max_steps : ADM_FP_RTA_DEFAULT_STEPS;
 
         k = check_deadline(h, tasks, n, &v);
+        /* A CPU without FIFO/RR tasks has nothing for 2-4 to check (check_cpu()
+         * admits it): skipping it saves an O(n) pass per CPU. */
         for (uint32_t c = 0; k == ADM_ADMIT && c < h->n_cpus; c++)
-                k = check_cpu(h, tasks, n, c, &steps, &v);
+                if (fixed_on[c])
+                        k = check_cpu(h, tasks, n, c, &steps, &v);
         if (k < 0)
                 return k;
         *ret = v;
         return k == ADM_ADMIT ? ADM_ADMIT : ADM_REJECT;
+}
+
+/* Does t run on CPU c (a FIFO/RR task pinned there, a DEADLINE task that may)? */
+static bool runs_on(const struct adm_machine_host *h, const struct adm_machine_task *t, uint32_t c) {
+        if (t->policy == ADM_MACHINE_DEADLINE)
+                return dl_runs_on(h, t, c);
+        return t->cpu == (int32_t)c;
+}
+
+static bool same_task(const struct adm_machine_task *a, const struct adm_machine_task *b) {
+        return a->instance == b->instance && a->policy == b->policy && a->cpu == b->cpu &&
+               a->priority == b->priority && a->runtime_us == b->runtime_us && a->period_us == b->period_us &&
+               a->deadline_us == b->deadline_us && a->self_tested == b->self_tested;
+}
+
+void adm_machine_same_cpus(const struct adm_machine_host *h, const struct adm_machine_task *prev, size_t n_prev,
+                           const struct adm_machine_task *cur, size_t n_cur, bool *ret_same) {
+        bool valid = true;
+
+        for (size_t i = 0; i < n_prev && valid; i++)
+                valid = task_check(h, &prev[i]) == 0;
+        for (size_t i = 0; i < n_cur && valid; i++)
+                valid = task_check(h, &cur[i]) == 0;
+        for (uint32_t c = 0; c < h->n_cpus; c++) {
+                size_t i = 0, j = 0;
+
+                ret_same[c] = valid;
+                while (ret_same[c]) {
+                        while (i < n_prev && !runs_on(h, &prev[i], c))
+                                i++;
+                        while (j < n_cur && !runs_on(h, &cur[j], c))
+                                j++;
+                        if (i == n_prev || j == n_cur) {
+                                ret_same[c] = i == n_prev && j == n_cur;
+                                break;
+                        }
+                        ret_same[c] = same_task(&prev[i++], &cur[j++]);
+                }
+        }
 }
 
 static const char *instance_name(const struct adm_machine_instance *in, size_t n_in,

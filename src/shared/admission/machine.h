@@ -47,7 +47,8 @@
  *     then adm_machine_check(); ADM_REJECT rolls the commit back, with
  *     adm_machine_explain() as the reason.
  *
- * Pure: no OS calls, no allocation.  Cost: O(n x CPUs) for 1, 3 and 4;
+ * Pure: no OS calls, no allocation.  Cost: O(n) for 1, O(n) per CPU that
+ * holds FIFO/RR tasks for 3 and 4 (other CPUs are skipped);
  * for 2, on CPUs that several instances (or DEADLINE threads) share,
  * O(n) per iteration of each task's RTA, bounded by host->rta_max_steps
  * (each pass over the task set is n steps); a check that runs out
@@ -93,6 +94,13 @@ struct adm_machine_host {
          */
         struct adm_edf_task *scratch;
         size_t scratch_size;
+        /*
+         * Optional, per CPU: proven[c] says CPU c's tasks are exactly those
+         * of an earlier check that admitted its set on the same host
+         * (adm_machine_same_cpus()); its response-time analysis (2), a
+         * function of those tasks only, is not repeated.  NULL = none.
+         */
+        const bool *proven;
 };
 
 /* One configured plugin instance, for adm_machine_config_check() and reasons. */
@@ -165,6 +173,15 @@ int adm_machine_parse_rt_share(const char *runtime_text, const char *period_text
  */
 int adm_machine_check(const struct adm_machine_host *host, const struct adm_machine_task *tasks,
                       size_t n, struct adm_machine_verdict *ret);
+
+/*
+ * ret_same[c] (one per CPU) = the tasks that may run on CPU c are the same,
+ * in the same order, in prev and cur: what host->proven takes when prev
+ * was admitted on this host.  O((n_prev + n_cur) x CPUs).  A task out of
+ * range in either set makes every entry false.
+ */
+void adm_machine_same_cpus(const struct adm_machine_host *host, const struct adm_machine_task *prev, size_t n_prev,
+                           const struct adm_machine_task *cur, size_t n_cur, bool *ret_same);
 
 /* A one-line reason for a verdict ("CPU 1: DEADLINE 0.900 + FIFO 0.500 > 0.950"). */
 void adm_machine_explain(const struct adm_machine_verdict *v,
