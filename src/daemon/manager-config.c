@@ -169,6 +169,8 @@ static int apply_settings(struct manager *mgr, const struct rtf_config *c) {
                 { "request_burst", offsetof(struct limits, request_burst) },
                 { "max_requests_per_sec_per_uid", offsetof(struct limits, max_requests_per_sec_per_uid) },
                 { "request_burst_per_uid", offsetof(struct limits, request_burst_per_uid) },
+                { "max_busy_permille_per_uid", offsetof(struct limits, max_busy_permille_per_uid) },
+                { "busy_burst_ms_per_uid", offsetof(struct limits, busy_burst_ms_per_uid) },
         };
         struct limits l = mgr->base.limits;
         int32_t hint = mgr->base.latency_hint_us;

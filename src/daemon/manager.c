@@ -118,6 +118,18 @@ bool manager_user_rate_allows(struct manager *mgr, struct owner *o) {
                                 mgr->opt.limits.request_burst_per_uid);
 }
 
+bool manager_user_busy_allows(struct manager *mgr, struct owner *o) {
+        if (o->uid == 0)
+                return true;
+        return user_busy_allows(o->user, now_monotonic_ns(), mgr->opt.limits.max_busy_permille_per_uid,
+                                (uint64_t)mgr->opt.limits.busy_burst_ms_per_uid * NSEC_PER_MSEC);
+}
+
+void manager_user_charge(struct manager *mgr, struct owner *o, int64_t ns) {
+        if (o->uid != 0)
+                user_busy_charge(o->user, ns);
+}
+
 /* The account name of `uid` for a log line ("?" if it has none); only on
  * refusals, which are rare, as the lookup may read /etc/passwd. */
 static const char *user_name(uid_t uid, char *buf, size_t size) {

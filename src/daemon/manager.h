@@ -44,13 +44,20 @@ struct limits {
         uint32_t request_burst;
         uint32_t max_requests_per_sec_per_uid;  /* all of a uid's connections together */
         uint32_t request_burst_per_uid;
+        /* rtfd's own time a uid's requests may take: per mille of each second,
+         * and the most it may use at once (ms); a costly admission test
+         * (constrained deadlines, thousands of tasks) is charged what it
+         * took, so that no uid slows everybody else down; root is exempt */
+        uint32_t max_busy_permille_per_uid;
+        uint32_t busy_burst_ms_per_uid;
 };
 
 #define LIMITS_DEFAULT ((struct limits){ \
         .max_clients = 1024, .max_clients_per_uid = 64, .max_specs = 65536, \
         .max_specs_per_client = 8192, .max_specs_per_uid = 256, \
         .max_requests_per_sec = 2000, .request_burst = 200, \
-        .max_requests_per_sec_per_uid = 8000, .request_burst_per_uid = 800 })
+        .max_requests_per_sec_per_uid = 8000, .request_burst_per_uid = 800, \
+        .max_busy_permille_per_uid = 250, .busy_burst_ms_per_uid = 50 })
 
 struct manager_machine;
 
@@ -129,6 +136,10 @@ uint32_t manager_connections_of(const struct manager *m, uid_t uid);
 uint64_t manager_bandwidth_of(const struct manager *m, uid_t uid);
 /* One request of `o` against its uid's max_requests_per_sec_per_uid (root is exempt). */
 bool manager_user_rate_allows(struct manager *m, struct owner *o);
+/* May `o` start a request within its uid's share of rtfd's time
+ * (max_busy_permille_per_uid)?  And charge what one took.  Root is exempt. */
+bool manager_user_busy_allows(struct manager *m, struct owner *o);
+void manager_user_charge(struct manager *m, struct owner *o, int64_t ns);
 /* The connection is gone: release everything it held, and its uid reference. */
 void manager_owner_gone(struct manager *m, struct owner *o);
 

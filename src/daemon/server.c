@@ -64,17 +64,24 @@ struct server {
 
 #define REFUSED_EXTRA 64        /* over-limit connections kept just long enough to say why */
 
+enum {
+        LIMIT_CONNECTION,               /* max_requests_per_sec */
+        LIMIT_UID_RATE,                 /* max_requests_per_sec_per_uid */
+        LIMIT_UID_BUSY,                 /* max_busy_permille_per_uid */
+};
+
 /*
  * Root is exempt; everybody else gets max_requests_per_sec with a burst per
- * connection, and max_requests_per_sec_per_uid over all of the uid's
- * connections (so more connections buy no more rate).  Returns true, or
- * false with the limit hit in `ret_uid`.
+ * connection, max_requests_per_sec_per_uid over all of the uid's
+ * connections (so more connections buy no more rate), and a share of rtfd's
+ * time per uid (max_busy_permille_per_uid: costly requests count for what
+ * they cost).  Returns true, or false with the limit hit in `ret_limit`.
  */
-static bool rate_allows(struct client *c, bool *ret_uid) {
+static bool rate_allows(struct client *c, int *ret_limit) {
         const struct limits *l = manager_limits(c->srv->mgr);
         int64_t now = now_monotonic_ns();
 
-        *ret_uid = false;
+        *ret_limit = LIMIT_CONNECTION;
         if (c->owner.uid == 0)
                 return true;
         c->tokens += (double)(now - c->tokens_at_ns) * 1e-9 * l->max_requests_per_sec;
@@ -83,12 +90,30 @@ static bool rate_allows(struct client *c, bool *ret_uid) {
         c->tokens_at_ns = now;
         if (c->tokens < 1.0)
                 return false;
+        if (!manager_user_busy_allows(c->srv->mgr, &c->owner)) {
+                *ret_limit = LIMIT_UID_BUSY;
+                return false;
+        }
         if (!manager_user_rate_allows(c->srv->mgr, &c->owner)) {
-                *ret_uid = true;
+                *ret_limit = LIMIT_UID_RATE;
                 return false;
         }
         c->tokens -= 1.0;
         return true;
+}
+
+static void limit_reason(const struct client *c, int limit, char *buf, size_t size) {
+        const struct limits *l = manager_limits(c->srv->mgr);
+
+        if (limit == LIMIT_UID_BUSY)
+                snprintf(buf, size, "limit max_busy_permille_per_uid (%" PRIu32 " per mille of rtfd's time, burst %"
+                         PRIu32 " ms) reached", l->max_busy_permille_per_uid, l->busy_burst_ms_per_uid);
+        else if (limit == LIMIT_UID_RATE)
+                snprintf(buf, size, "limit max_requests_per_sec_per_uid (%" PRIu32 ", burst %" PRIu32 ") reached",
+                         l->max_requests_per_sec_per_uid, l->request_burst_per_uid);
+        else
+                snprintf(buf, size, "limit max_requests_per_sec (%" PRIu32 ", burst %" PRIu32 ") reached",
+                         l->max_requests_per_sec, l->request_burst);
 }
 
 static void client_free(struct client *c, const char *why) {
@@ -269,14 +294,14 @@ static void stats_row(void *userdata, const struct manager_stats_row *r) {
  */
 static int handle_report(struct client *c, const struct rtf_msg_report *report) {
         const struct owner *o = &c->owner;
-        bool per_uid;
-        int r;
+        char why[RTF_REASON_MAX];
+        int r, limit;
 
         if (c->refusal)
                 return -ECONNREFUSED;
-        if (!rate_allows(c, &per_uid)) {
-                log_debug("pid %d uid %u: statistics report dropped: limit max_requests_per_sec%s reached",
-                          (int)o->pid, (unsigned)o->uid, per_uid ? "_per_uid" : "");
+        if (!rate_allows(c, &limit)) {
+                limit_reason(c, limit, why, sizeof(why));
+                log_debug("pid %d uid %u: statistics report dropped: %s", (int)o->pid, (unsigned)o->uid, why);
                 return 0;
         }
         r = manager_report(c->srv->mgr, &c->owner, report->id, &report->stats);
@@ -292,7 +317,8 @@ static int handle_report(struct client *c, const struct rtf_msg_report *report) 
 static int handle(struct client *c, const struct rtf_msg *in) {
         struct rtf_msg out;
         struct owner *o = &c->owner;
-        bool per_uid = false;
+        int limit = LIMIT_CONNECTION;
+        int64_t started;
 
         memset(&out, 0, sizeof(out));
         /* An older client gets its answer in its own version. */
@@ -304,19 +330,13 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         if (((in->header.type >= RTF_MSG_CREATE && in->header.type <= RTF_MSG_DETACH) ||
              (!c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
                               in->header.type == RTF_MSG_TASK_STATS))) &&
-            (c->refusal || !rate_allows(c, &per_uid))) {
+            (c->refusal || !rate_allows(c, &limit))) {
                 char why[RTF_REASON_MAX];
 
                 if (c->refusal)
                         snprintf(why, sizeof(why), "%s", c->refusal);
-                else if (per_uid)
-                        snprintf(why, sizeof(why), "limit max_requests_per_sec_per_uid (%" PRIu32 ", burst %" PRIu32
-                                 ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec_per_uid,
-                                 manager_limits(c->srv->mgr)->request_burst_per_uid);
                 else
-                        snprintf(why, sizeof(why), "limit max_requests_per_sec (%" PRIu32 ", burst %" PRIu32
-                                 ") reached", manager_limits(c->srv->mgr)->max_requests_per_sec,
-                                 manager_limits(c->srv->mgr)->request_burst);
+                        limit_reason(c, limit, why, sizeof(why));
                 out.header.type = RTF_MSG_REPLY;
                 out.reply.result = c->refusal ? -EUSERS : -EAGAIN;
                 snprintf(out.reply.reason, sizeof(out.reply.reason), "%s", why);
@@ -326,6 +346,7 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         if (c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
                            in->header.type == RTF_MSG_TASK_STATS))
                 return -ECONNREFUSED;
+        started = now_monotonic_ns();
         switch (in->header.type) {
         case RTF_MSG_CREATE:
         case RTF_MSG_CHANGE:
@@ -356,6 +377,7 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         default:
                 return -EBADMSG;        /* a reply type sent to the daemon */
         }
+        manager_user_charge(c->srv->mgr, o, now_monotonic_ns() - started);
         if (out.header.type == RTF_MSG_REPLY && out.reply.result != RTF_OK)
                 log_debug("pid %d uid %u: request type %u refused (%d): %s", (int)o->pid, (unsigned)o->uid,
                           in->header.type, out.reply.result, out.reply.reason);

@@ -88,3 +88,23 @@ bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t
         u->tokens -= 1.0;
         return true;
 }
+
+static void busy_refill(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns) {
+        if (!u->busy_at_ns)
+                u->busy_credit_ns = (double)burst_ns;
+        else if (now_ns > u->busy_at_ns)
+                u->busy_credit_ns += (double)(now_ns - u->busy_at_ns) * permille / 1000.0;
+        if (u->busy_credit_ns > (double)burst_ns)
+                u->busy_credit_ns = (double)burst_ns;
+        u->busy_at_ns = now_ns;
+}
+
+bool user_busy_allows(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns) {
+        busy_refill(u, now_ns, permille, burst_ns);
+        return u->busy_credit_ns > 0;
+}
+
+void user_busy_charge(struct user *u, int64_t ns) {
+        if (ns > 0)
+                u->busy_credit_ns -= (double)ns;
+}

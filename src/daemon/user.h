@@ -27,6 +27,8 @@ struct user {
         uint64_t bandwidth_ppb;         /* utilisation of its live specs, 1e9 = one CPU */
         double tokens;                  /* request rate (token bucket) */
         int64_t tokens_at_ns;
+        double busy_credit_ns;          /* rtfd time it may still take (a bucket of nanoseconds) */
+        int64_t busy_at_ns;             /* 0 = never charged: the bucket is full */
         LIST_FIELDS(struct user, bucket);
 };
 
@@ -49,3 +51,12 @@ struct user *user_unref(struct user_registry *r, struct user *u);
 
 /* One request of `u` at `now_ns` against `per_sec` with `burst`: true if it may go. */
 bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst);
+
+/*
+ * rtfd's time: the bucket fills at `permille` / 1000 of wall time up to
+ * `burst_ns`; a request may start while it holds any credit, and what it
+ * took is charged afterwards (user_busy_charge, possibly below zero: a long
+ * request is paid in full before the next one).  Pure.
+ */
+bool user_busy_allows(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns);
+void user_busy_charge(struct user *u, int64_t ns);

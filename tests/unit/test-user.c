@@ -67,8 +67,51 @@ static void test_rate(void) {
         user_registry_deinit(&r);
 }
 
+/* rtfd's time per uid: 250 per mille, 50 ms burst. */
+static void test_busy(void) {
+        struct user_registry r = USER_REGISTRY_NULL;
+        const int64_t ms = 1000000, t0 = 5000 * ms;
+        const uint64_t burst = 50 * ms;
+        unsigned n = 0;
+        struct user *u;
+
+        CHECK_EQ(user_registry_ref(&r, 7, t0, 3, &u), 0);
+        /* A full bucket: 1 ms requests until 50 ms are spent. */
+        for (int i = 0; i < 100; i++)
+                if (user_busy_allows(u, t0, 250, burst)) {
+                        user_busy_charge(u, 1 * ms);
+                        n++;
+                }
+        CHECK_EQ(n, 50);
+        /* 40 ms of wall time give back 10 ms of rtfd's time. */
+        n = 0;
+        for (int i = 0; i < 100; i++)
+                if (user_busy_allows(u, t0 + 40 * ms, 250, burst)) {
+                        user_busy_charge(u, 1 * ms);
+                        n++;
+                }
+        CHECK_EQ(n, 10);
+        /* One request that took 100 ms is paid in full before the next: 400 ms
+         * of wall time at 250 per mille. */
+        CHECK(user_busy_allows(u, t0 + 44 * ms, 250, burst));
+        user_busy_charge(u, 100 * ms);
+        CHECK(!user_busy_allows(u, t0 + 44 * ms + 390 * ms, 250, burst));
+        CHECK(user_busy_allows(u, t0 + 44 * ms + 410 * ms, 250, burst));
+        /* Idle for long: never more than the burst. */
+        n = 0;
+        for (int i = 0; i < 100; i++)
+                if (user_busy_allows(u, t0 + 100000 * ms, 250, burst)) {
+                        user_busy_charge(u, 1 * ms);
+                        n++;
+                }
+        CHECK_EQ(n, 50);
+        user_unref(&r, u);
+        user_registry_deinit(&r);
+}
+
 int main(void) {
         test_refs();
         test_rate();
+        test_busy();
         return test_done();
 }
