@@ -237,9 +237,10 @@ def test_bash_completion(prefix):
 
 @pytest.mark.deadline
 def test_own_program_from_the_prefix_as_an_unprivileged_user(prefix, users, tmp_path):
-    """What the README tells a new user: pkg-config with PKG_CONFIG_PATH into
-    the prefix (a temporary prefix is not searched by default; /usr/local
-    would be, and needs ldconfig after installing instead of the run path),
+    """What the README tells a new user: pkg-config pointed at the prefix
+    (--with-path, or PKG_CONFIG_PATH: a temporary prefix is not searched by
+    default; /usr/local would be, and needs ldconfig after installing instead
+    of the run path),
     a run path for librtf, and nothing else; the prefix's rtfd with its
     installed configuration and plugins, under a policy."""
     carol = users["carol"]
@@ -247,10 +248,12 @@ def test_own_program_from_the_prefix_as_an_unprivileged_user(prefix, users, tmp_
     work = os.path.join(os.path.dirname(prefix), "work")
     os.makedirs(work, mode=0o755, exist_ok=True)
     pcdir = os.path.dirname(one(prefix, "**/pkgconfig/rtf.pc"))
-    env = clean_env(PKG_CONFIG_PATH=pcdir)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "rtf"], env=env, capture_output=True,
+    # No environment variable at all: the prefix's pkgconfig directory on the command line.
+    env = clean_env()
+    pkg_config = ["pkg-config", "--with-path=" + pcdir]
+    flags = subprocess.run(pkg_config + ["--cflags", "--libs", "rtf"], env=env, capture_output=True,
                            text=True, check=True).stdout.split()
-    libdir = subprocess.run(["pkg-config", "--variable=libdir", "rtf"], env=env, capture_output=True,
+    libdir = subprocess.run(pkg_config + ["--variable=libdir", "rtf"], env=env, capture_output=True,
                             text=True, check=True).stdout.strip()
     exe = os.path.join(work, "listing1")
     r = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", os.path.join(SRC_DIR, "examples",
