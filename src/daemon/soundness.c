@@ -11,20 +11,6 @@
 #include "soundness.h"
 #include "util.h"
 
-static int read_small(const char *path, char *buf, size_t size) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, size - 1);
-        close(fd);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        return 0;
-}
-
 int soundness_read_host(struct soundness *sd) {
         char rt[32], period[32];
         struct utsname u;
@@ -35,9 +21,9 @@ int soundness_read_host(struct soundness *sd) {
                 .rt_share = ADM_MACHINE_RT_SHARE_DEFAULT,
                 .rt_period_us = ADM_MACHINE_RT_PERIOD_DEFAULT,
         };
-        r = read_small("/proc/sys/kernel/sched_rt_runtime_us", rt, sizeof(rt));
+        r = read_text_file("/proc/sys/kernel/sched_rt_runtime_us", rt, sizeof(rt));
         if (r >= 0)
-                r = read_small("/proc/sys/kernel/sched_rt_period_us", period, sizeof(period));
+                r = read_text_file("/proc/sys/kernel/sched_rt_period_us", period, sizeof(period));
         if (r >= 0)
                 r = adm_machine_parse_rt_share(rt, period, &sd->rt_share);
         if (r >= 0)
