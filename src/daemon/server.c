@@ -534,10 +534,15 @@ static void accept_event(struct source *s, uint32_t events) {
         }
 }
 
-static int socket_from_systemd(void) {
+/* Whether systemd passed rtfd its listening socket (sd_listen_fds(3)). */
+static bool socket_passed(void) {
         const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
 
-        if (!pid || !fds || strtol(pid, NULL, 10) != getpid() || strtol(fds, NULL, 10) < 1)
+        return pid && fds && strtol(pid, NULL, 10) == getpid() && strtol(fds, NULL, 10) >= 1;
+}
+
+static int socket_from_systemd(void) {
+        if (!socket_passed())
                 return -1;
         unsetenv("LISTEN_PID");
         unsetenv("LISTEN_FDS");
@@ -569,7 +574,7 @@ int server_prepare_dir(const struct server_options *o) {
         int dfd, r;
 
         /* A socket passed by systemd lives where its unit put it. */
-        if (getenv("LISTEN_FDS") && getenv("LISTEN_PID") && strtol(getenv("LISTEN_PID"), NULL, 10) == getpid())
+        if (socket_passed())
                 return 0;
         r = mkdir_parent(o->socket_path, 0755, dir, sizeof(dir));
         if (r < 0)
