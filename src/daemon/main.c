@@ -274,12 +274,13 @@ int main(int argc, char **argv) {
         mo.veto = soundness_veto;
         mo.machine_report = soundness_report;
         mo.machine_data = &sound;
-        /* Issue 10: a journal the administrator named in an untrusted
-         * directory is an error in the log; rtfd runs without it (state.h:
-         * refusing to start would stop rtf-bench's private rtfd, which keeps
-         * its journal under /tmp). */
-        if (!check_only && state_given)
-                (void)state_check_trusted(mo.state_path);
+        /* Issue 10: the socket's directory (where the default journal is
+         * too) and a journal the administrator named must be trusted; rtfd
+         * refuses to start otherwise (state_open() stops it too). */
+        if (!check_only && server_prepare_dir(&so) < 0)
+                return log_error("Refusing to start: see above"), EXIT_FAILURE;
+        if (check_only && state_given && state_check_trusted(mo.state_path) < 0)
+                return EXIT_FAILURE;
 
         if (!check_only) {
                 /* Issue 10: rtfd's own descriptors bound what it accepts (fdlimit.h). */

@@ -294,7 +294,12 @@ int manager_new(const struct manager_options *o, const struct kernel_ops *kops, 
                 if (q < 0)
                         log_warning_errno(q, "Failed to create %s: %m", dir);
         }
-        state_open(&mgr->state, o->state_path);
+        /* Issue 10: a journal rtfd cannot trust stops it (the reason is logged). */
+        r = state_open(&mgr->state, o->state_path);
+        if (r < 0) {
+                r = -EPERM;
+                goto fail;
+        }
         r = read_config(o->config_path, mgr->n_cpus, &mgr->set.config);
         if (r < 0)
                 goto fail;

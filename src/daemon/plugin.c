@@ -48,14 +48,13 @@ static void *open_checked(const struct rtf_config_plugin *cfg, const char *plugi
                 snprintf(path, sizeof(path), "%s", cfg->file);
         else
                 snprintf(path, sizeof(path), "%s/%s", plugindir, cfg->file);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                *ret_error = log_error_errno(errno, "Failed to open plugin %s (line %u): %m", path, cfg->line);
-                return NULL;
-        }
-        r = trusted_fd_check(fd, path, "plugin");
+        /* Issue 10: through a trusted directory chain, the plugin itself
+         * opened without following a symlink (one planted in the plugin
+         * directory would point rtfd at any root-owned library). */
+        r = trusted_open(path, "plugin", &fd);
+        if (r == -ENOENT)
+                r = log_error_errno(ENOENT, "Failed to open plugin %s (line %u): %m", path, cfg->line);
         if (r < 0) {
-                close(fd);
                 *ret_error = r;
                 return NULL;
         }

@@ -21,6 +21,7 @@
 #include "manager.h"
 #include "protocol.h"
 #include "server.h"
+#include "trusted.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77         /* Linux 6.5 */
@@ -555,10 +556,15 @@ static void accept_event(struct source *s, uint32_t events) {
         }
 }
 
-static int socket_from_systemd(void) {
+/* Whether systemd passed rtfd its listening socket (sd_listen_fds(3)). */
+static bool socket_passed(void) {
         const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
 
-        if (!pid || !fds || strtol(pid, NULL, 10) != getpid() || strtol(fds, NULL, 10) < 1)
+        return pid && fds && strtol(pid, NULL, 10) == getpid() && strtol(fds, NULL, 10) >= 1;
+}
+
+static int socket_from_systemd(void) {
+        if (!socket_passed())
                 return -1;
         unsetenv("LISTEN_PID");
         unsetenv("LISTEN_FDS");
@@ -581,6 +587,28 @@ static int check_stale(const struct sockaddr_un *addr) {
                 return log_error_errno(EADDRINUSE, "Another rtfd is listening on %s", addr->sun_path);
         if (errno == ECONNREFUSED)
                 unlink(addr->sun_path);
+        return 0;
+}
+
+int server_prepare_dir(const struct server_options *o) {
+        char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        const char *base;
+        int dfd, r;
+
+        /* A socket passed by systemd lives where its unit put it. */
+        if (socket_passed())
+                return 0;
+        r = mkdir_parent(o->socket_path, 0755, dir, sizeof(dir));
+        if (r < 0)
+                return log_error_errno(r, "Failed to create %s: %m", dir);
+        /* Issue 10: a user who may write there could replace the socket or
+         * plant a journal beside it. */
+        r = trusted_parent_open(o->socket_path, "Socket", LOG_ERR, &dfd, &base);
+        if (r == -ENOENT)
+                return log_error_errno(r, "Socket %s: its directory does not exist", o->socket_path);
+        if (r < 0)
+                return r;
+        close(dfd);
         return 0;
 }
 

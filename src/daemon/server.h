@@ -18,6 +18,9 @@ struct server_options {
 };
 
 /* Listen (or take systemd's socket) and serve clients through `mgr`. */
+/* Create the socket's directory (0755) if missing and check that it is
+ * trusted (trusted.h): a negative errno, logged with the path and the fix. */
+int server_prepare_dir(const struct server_options *o);
 int server_new(const struct server_options *o, struct event_loop *ev, struct manager *mgr, struct server **ret);
 /* Close every connection (releasing what the clients held) and the socket;
  * takes NULL, returns NULL. */

@@ -231,15 +231,7 @@ static int replay(FILE *f, struct state_entry **ret, size_t *ret_n) {
 
 /* The journal's directory, trusted (trusted.h), and the journal's name in it. */
 static int open_dir(const char *path, int level, int *ret_dfd, const char **ret_base) {
-        char dir[4096];
-        const char *slash = strrchr(path, '/');
-
-        if (!slash || slash[1] == 0)
-                return log_full_errno(level, EINVAL, "State journal %s: not an absolute file path", path);
-        if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
-                return -ENAMETOOLONG;
-        *ret_base = slash + 1;
-        return trusted_dir_open(dir[0] ? dir : "/", "State journal directory of", level, ret_dfd);
+        return trusted_parent_open(path, "State journal", level, ret_dfd, ret_base);
 }
 
 int state_check_trusted(const char *path) {
@@ -247,6 +239,8 @@ int state_check_trusted(const char *path) {
         int dfd, r;
 
         r = open_dir(path, LOG_ERR, &dfd, &base);
+        if (r == -ENOENT)
+                return log_error_errno(r, "State journal %s: its directory does not exist", path);
         if (r >= 0)
                 close(dfd);
         return r;
@@ -267,16 +261,27 @@ int state_open(struct state *st, const char *path) {
         /* Issue 10: a journal in a directory others can write could be
          * planted (lines that make rtfd demote a root process) or be a
          * symlink rtfd then writes through. */
-        r = open_dir(path, LOG_WARNING, &dfd, &base);
-        if (r < 0) {
-                log_warning("No state journal: threads promoted by this rtfd will not be demoted after a crash");
-                return 0;
-        }
+        r = open_dir(path, LOG_ERR, &dfd, &base);
+        if (r == -ENOENT)
+                return log_error_errno(r, "State journal %s: its directory does not exist", path);
+        if (r < 0)
+                return r;
         fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0 && trusted_fd_check(fd, path, "State journal") < 0) {
-                log_warning("Ignoring the state journal %s of a previous rtfd", path);
-                close(fd);
-                fd = -1;
+        if (fd < 0 && errno != ENOENT) {
+                r = errno == ELOOP ? log_error_errno(EPERM, "State journal %s is a symbolic link: remove it",
+                                                     path)
+                                   : log_error_errno(errno, "Failed to open the state journal %s: %m", path);
+                close(dfd);
+                return r;
+        }
+        if (fd >= 0) {
+                r = trusted_fd_check(fd, path, "State journal");
+                if (r < 0) {
+                        log_error("Not using the state journal %s: remove it if no rtfd wrote it", path);
+                        close(fd);
+                        close(dfd);
+                        return r;
+                }
         }
         f = fd >= 0 ? fdopen(fd, "re") : NULL;
         if (!f && fd >= 0)

@@ -57,8 +57,9 @@ struct state {
 #define STATE_NULL ((struct state){ .fd = -1 })
 
 /* Demote what a previous rtfd left promoted, then start an empty journal.
- * A journal whose directory is not trusted (trusted.h) is neither read nor
- * written: rtfd runs without crash recovery and says so. */
+ * A journal whose directory or file is not trusted (trusted.h) is neither
+ * read nor written: a negative errno, logged with the path and the fix, on
+ * which rtfd refuses to start. */
 int state_open(struct state *st, const char *path);
 /* For a journal path the administrator gave: 0 if its directory is
  * trusted, else a negative errno with an error naming the path and the fix. */

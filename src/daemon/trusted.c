@@ -30,12 +30,9 @@ int trusted_read(const char *path, size_t max_size, const char *what, char **ret
         ssize_t n;
         int fd, r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return errno == ENOENT ? -ENOENT : log_error_errno(errno, "Failed to open %s %s: %m", what, path);
-        r = trusted_fd_check(fd, path, what);
+        r = trusted_open(path, what, &fd);
         if (r < 0)
-                goto out;
+                return r;
         if (fstat(fd, &st) < 0) {
                 r = -errno;
                 goto out;
@@ -91,7 +88,11 @@ int trusted_dir_open(const char *dir, const char *what, int level, int *ret_fd) 
                                            (unsigned)st.st_uid);
                         break;
                 }
-                if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+                /* A sticky directory (/tmp) that root owns is passed only on
+                 * the way to a component that is checked next: nobody else
+                 * can rename or remove what root owns in it, and a name
+                 * another user created there fails that next check. */
+                if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0 && p)) {
                         r = log_full_errno(level, EPERM, "%s %s is reached through a directory writable by group "
                                            "or others (mode %04o): rtfd trusts only directories that root owns "
                                            "and nobody else can write; use a path such as /run/rtf", what, dir,
@@ -104,8 +105,15 @@ int trusted_dir_open(const char *dir, const char *what, int level, int *ret_fd) 
                         int next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
                         if (next < 0) {
-                                r = log_full_errno(level, errno, "%s %s: cannot open %s on the way (a symlink?): %m",
-                                                   what, dir, p);
+                                /* A missing directory is the caller's to report
+                                 * (an optional file may be absent). */
+                                r = errno == ENOENT ? -ENOENT
+                                    : errno == ELOOP || errno == ENOTDIR
+                                            ? log_full_errno(level, errno, "%s %s: %s on the way is a symbolic link "
+                                                             "or not a directory: rtfd follows no symlink to what "
+                                                             "it trusts; name the real directory", what, dir, p)
+                                            : log_full_errno(level, errno, "%s %s: cannot open %s on the way: %m",
+                                                             what, dir, p);
                                 break;
                         }
                         close(fd);
@@ -113,6 +121,59 @@ int trusted_dir_open(const char *dir, const char *what, int level, int *ret_fd) 
                 }
                 p = strtok_r(NULL, "/", &save);
         }
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
+int trusted_parent_open(const char *path, const char *what, int level, int *ret_dfd, const char **ret_base) {
+        char dir[4096], role[4200];
+        const char *slash = strrchr(path, '/');
+        int n;
+
+        if (slash && slash[1] == 0)
+                return log_full_errno(level, EINVAL, "%s %s: not a file path", what, path);
+        if (!slash) {
+                /* A relative name: its directory is the working directory. */
+                if (!getcwd(dir, sizeof(dir)))
+                        return log_full_errno(level, errno, "%s %s: no working directory: %m", what, path);
+                n = 0;
+        } else if (path[0] != '/') {
+                char cwd[2048];
+
+                if (!getcwd(cwd, sizeof(cwd)))
+                        return log_full_errno(level, errno, "%s %s: no working directory: %m", what, path);
+                n = snprintf(dir, sizeof(dir), "%s/%.*s", cwd, (int)(slash - path), path);
+        } else
+                n = snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+        if (n < 0 || n >= (int)sizeof(dir))
+                return log_full_errno(level, ENAMETOOLONG, "%s %s: path too long", what, path);
+        *ret_base = slash ? slash + 1 : path;
+        snprintf(role, sizeof(role), "%s %s: its directory", what, path);
+        return trusted_dir_open(dir[0] ? dir : "/", role, level, ret_dfd);
+}
+
+int trusted_open(const char *path, const char *what, int *ret_fd) {
+        const char *base;
+        int dfd, fd, r;
+
+        r = trusted_parent_open(path, what, LOG_ERR, &dfd, &base);
+        if (r < 0)
+                return r;
+        fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        r = -errno;
+        close(dfd);
+        if (fd < 0 && r == -ENOENT)
+                return -ENOENT;
+        if (fd < 0 && r == -ELOOP)
+                return log_error_errno(ELOOP, "%s %s is a symbolic link: rtfd follows no symlink to what it "
+                                       "trusts; name the file itself (or install it there)", what, path);
+        if (fd < 0)
+                return log_error_errno(-r, "Failed to open %s %s: %m", what, path);
+        r = trusted_fd_check(fd, path, what);
         if (r < 0) {
                 close(fd);
                 return r;

@@ -5,8 +5,11 @@ the plugins' own init), the same overlap warnings, the policy file too.
 The shipped rtfd.conf starts exactly like the built-in default, without
 warnings; a non-root rtfd names the lock file, not the configuration."""
 import os
+import pathlib
 import re
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -93,20 +96,27 @@ def test_shipped_config_starts_like_the_builtin_default(rtfd, build, tmp_path):
     assert "warning" not in d.log(), d.log()
 
 
-def test_non_root_start_blames_the_lock_file(build, users, tmp_path):
+def test_non_root_start_blames_the_lock_file(build, users):
     """Everything else a user could reach (socket, state file) is in a
-    directory of the user's; the cpuset lock in /run is root's."""
+    directory of the user's; the cpuset lock in /run is root's.  (Under
+    /run, not tmp_path: carol must reach her directory through directories
+    rtfd trusts, and /tmp/pytest-of-root is root's 0700.)"""
     if not os.path.exists(os.path.join(kernel.CPUSET_ROOT, "cpuset.cpus")):
         pytest.skip(f"no cpuset hierarchy at {kernel.CPUSET_ROOT}: rtfd would not open the lock file")
     carol = users["carol"]
-    work = tmp_path / "carol"
+    base = tempfile.mkdtemp(prefix="rtf-it-", dir="/run")
+    os.chmod(base, 0o755)
+    work = pathlib.Path(base) / "carol"
     work.mkdir()
     os.chown(work, carol.uid, carol.gid)
-    os.chmod(tmp_path, 0o755)
-    acl = empty_acl(tmp_path)
-    r = subprocess.run(carol.setpriv() + [build.rtfd, "--plugindir", build.plugindir, "--default-config",
-                                          "--acl", acl, "--socket", str(work / "rtfd.sock"), "--foreground"],
-                       capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    acl = empty_acl(pathlib.Path(base))
+    try:
+        r = subprocess.run(carol.setpriv() + [build.rtfd, "--plugindir", build.plugindir, "--default-config",
+                                              "--acl", acl, "--socket", str(work / "rtfd.sock"),
+                                              "--foreground"],
+                           capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     assert r.returncode != 0, r.stderr
     assert "/run/rtf-cpusets.lock" in r.stderr and "Permission denied" in r.stderr, r.stderr
     assert "run rtfd as root" in r.stderr, r.stderr

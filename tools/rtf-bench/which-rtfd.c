@@ -39,6 +39,9 @@ int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config) {
         int n = 0, r;
 
         *d = (struct daemon){ 0 };
+        /* rtfd trusts files here (docs/SECURITY.md, "Trusted directories"):
+         * mkdtemp() makes a fresh root-owned 0700 directory that nobody else
+         * may replace inside sticky /tmp, nor have created first. */
         snprintf(d->dir, sizeof(d->dir), "/tmp/rtf-bench-XXXXXX");
         if (!mkdtemp(d->dir)) {
                 d->dir[0] = '\0';
