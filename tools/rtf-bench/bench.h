@@ -124,6 +124,7 @@ struct contention_mode {
         bool measured;
         struct contention_latency idle, flood;
         uint64_t flood_granted, flood_refused, flood_ns;
+        uint64_t rtfd_cpu_ns;           /* rtfd's CPU time during flood_ns (0: unknown) */
 };
 
 /* What was measured, and the notes on what was not. */

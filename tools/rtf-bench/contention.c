@@ -127,6 +127,25 @@ static void victim_main(struct bench *ctx, struct board *b, const char *socket) 
         _exit(0);
 }
 
+/* utime + stime of pid in ns (0 if unknown): how much of the flood rtfd spent computing. */
+static uint64_t cpu_time_ns(pid_t pid) {
+        unsigned long long utime = 0, stime = 0;
+        char path[64], buf[1024], *p;
+        long hz = sysconf(_SC_CLK_TCK);
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+        fclose(f);
+        /* After comm: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime */
+        if (!p || hz <= 0 || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+                return 0;
+        return (utime + stime) * (1000000000ull / (uint64_t)hz);
+}
+
 static pid_t fork_child(void) {
         pid_t pid = fork();
 
@@ -171,7 +190,7 @@ static int contention_mode(struct bench *ctx, struct contention_mode *m, struct 
         char config[512], policy[] = "- RM max_priority 99\n";
         pid_t pids[CONTENTION_CONNS_MAX] = { 0 };
         struct daemon d;
-        uint64_t t0, t1;
+        uint64_t t0, t1, cpu0;
         int r = -1;
 
         memset(b, 0, board_size);
@@ -208,12 +227,14 @@ static int contention_mode(struct bench *ctx, struct contention_mode *m, struct 
         if (*ctx->interrupted || victim_run(ctx, b, d.socket, &m->idle) < 0)
                 goto out;
         t0 = now_ns();
+        cpu0 = cpu_time_ns(d.pid);
         __atomic_store_n(&b->go, 1, __ATOMIC_RELEASE);
         usleep(200000);                 /* past any burst: the steady state is measured */
         if (*ctx->interrupted || victim_run(ctx, b, d.socket, &m->flood) < 0)
                 goto out;
         flooders_stop(b, pids, conns);
         t1 = now_ns();
+        m->rtfd_cpu_ns = cpu0 ? cpu_time_ns(d.pid) - cpu0 : 0;
         memset(pids, 0, sizeof(pids));
         m->flood_granted = b->granted;
         m->flood_refused = b->refused;

@@ -207,7 +207,7 @@ void output_header(struct bench *ctx, const cpu_set_t *allowed) {
                        "idle and during the flood\n", (unsigned)ctx->arg.contention_uids[0], ctx->arg.contention_specs,
                        ctx->arg.deadline_percent, ctx->arg.contention_conns, bench_plural(ctx->arg.contention_conns),
                        (unsigned)ctx->arg.contention_uids[1], ctx->arg.samples);
-                printf("# mode           phase  p50 (us)  p99 (us)  max (us)  p50/idle p99/idle  A's requests granted/s refused/s\n");
+                printf("# mode           phase  p50 (us)  p99 (us)  max (us)  p50/idle p99/idle  A's requests granted/s refused/s  rtfd CPU %%\n");
                 fflush(stdout);
                 return;
         }
@@ -296,10 +296,10 @@ void output_contention_mode(struct bench *ctx, const struct contention_mode *m) 
         (void)ctx;
         printf("%-14s %6s %9.1f %9.1f %9.1f\n", m->name, "idle", m->idle.p50_ns / 1e3, m->idle.p99_ns / 1e3,
                m->idle.max_ns / 1e3);
-        printf("%-14s %6s %9.1f %9.1f %9.1f %9.2f %8.2f %12.0f %9.0f\n", m->name, "flood", m->flood.p50_ns / 1e3,
-               m->flood.p99_ns / 1e3, m->flood.max_ns / 1e3, ratio(m->flood.p50_ns, m->idle.p50_ns),
+        printf("%-14s %6s %9.1f %9.1f %9.1f %9.2f %8.2f %12.0f %9.0f %11.0f\n", m->name, "flood",
+               m->flood.p50_ns / 1e3, m->flood.p99_ns / 1e3, m->flood.max_ns / 1e3, ratio(m->flood.p50_ns, m->idle.p50_ns),
                ratio(m->flood.p99_ns, m->idle.p99_ns), per_sec(m->flood_granted, m->flood_ns),
-               per_sec(m->flood_refused, m->flood_ns));
+               per_sec(m->flood_refused, m->flood_ns), 100.0 * ratio(m->rtfd_cpu_ns, m->flood_ns));
         if (m->idle.errors || m->flood.errors)
                 printf("# %s: user B's STATUS failed %u times idle, %u times during the flood\n", m->name,
                        m->idle.errors, m->flood.errors);
@@ -352,6 +352,8 @@ json_object *output_contention_json(struct bench *ctx) {
                         json_object_object_add(j, "flood_granted", json_object_new_uint64(m->flood_granted));
                         json_object_object_add(j, "flood_refused", json_object_new_uint64(m->flood_refused));
                         json_object_object_add(j, "flood_duration_ns", json_object_new_uint64(m->flood_ns));
+                        json_object_object_add(j, "rtfd_cpu_ns",
+                                               m->rtfd_cpu_ns ? json_object_new_uint64(m->rtfd_cpu_ns) : NULL);
                 }
                 json_object_array_add(modes, j);
         }
