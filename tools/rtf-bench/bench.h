@@ -4,8 +4,9 @@
  * every function that needs it: no mutable file-scope state but the signal
  * flag).  rtf-bench.c: options and main; which-rtfd.c: the private rtfds it
  * starts and the external one it is pointed at (through rtfd-info.h, its
- * one door to rtfd's listings); measure.c: the measurements; output.c:
- * JSON, text, CSV and the plot.
+ * one door to rtfd's listings); measure.c: the measurements; contention.c:
+ * --contention, one user's flood against another user; output.c: JSON,
+ * text, CSV and the plot.
  */
 #pragma once
 

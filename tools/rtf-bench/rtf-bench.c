@@ -9,7 +9,9 @@
  *    same thread;
  *  - the floor, measured in the same run: a bare AF_UNIX SOCK_SEQPACKET
  *    round trip of the same sizes between the same two CPUs;
- *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with the largest --tasks of specs.
+ *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with the largest --tasks of specs;
+ *  - or, with --contention, instead of all that: another user's connect +
+ *    STATUS while one user floods costly RM changes (contention.c).
  *
  * Two modes.  Private (--private; the default without --socket and
  * RTF_SOCKET): a private rtfd per configuration, with a cpuset root that
