@@ -364,6 +364,31 @@ def test_rtf_bench_constrained_deadlines(build):
                                                               for t in (0, 16)}
 
 
+CONTENTION_LATENCY = {"p50_ns": int, "p99_ns": int, "max_ns": int, "errors": int}
+
+
+def test_rtf_bench_contention(build):
+    """--contention (issue 10, point 10): both modes measured, for two uids that have no account."""
+    doc = run_json([tool(build, "rtf-bench"), "--contention=2", "--contention-specs=20", "--samples", "5",
+                    "--contention-uids=64010,64011", "--json"], private_env())
+    c = doc["contention"]
+    assert (c["connections"], c["specs"], c["flooder_uid"], c["victim_uid"]) == (2, 20, 64010, 64011)
+    assert doc["parameters"]["deadline_percent"] == 80 and doc["rows"] == []
+    assert [m["mode"] for m in c["modes"]] == ["share_off", "share_default"]
+    assert (c["modes"][0]["max_busy_permille_per_uid"], c["modes"][1]["max_busy_permille_per_uid"]) == (1000, None)
+    for m in c["modes"]:
+        assert m["measured"], m
+        check_schema(m, {"idle": CONTENTION_LATENCY, "flood": CONTENTION_LATENCY, "flood_granted": int,
+                         "flood_refused": int, "flood_duration_ns": int})
+        for phase in ("idle", "flood"):
+            assert m[phase]["errors"] == 0 and 0 < m[phase]["p50_ns"] <= m[phase]["p99_ns"] <= m[phase]["max_ns"]
+        assert m["flood_granted"] > 0          # user A's specs were admitted and changed
+        assert m["p50_ratio"] > 0 and m["p99_ratio"] > 0
+    # Nothing of either uid is left running.
+    r = subprocess.run(["pgrep", "-u", "64010,64011"], capture_output=True, text=True)
+    assert r.stdout == "", r.stdout
+
+
 def test_rtf_bench_csv(build):
     r = subprocess.run([tool(build, "rtf-bench"), "--plugins", "RR", "--cores", "1", "--tasks", "0",
                         "--samples", "5", "--csv"], capture_output=True, text=True, env=private_env(), timeout=60)

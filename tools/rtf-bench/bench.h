@@ -4,8 +4,9 @@
  * every function that needs it: no mutable file-scope state but the signal
  * flag).  rtf-bench.c: options and main; which-rtfd.c: the private rtfds it
  * starts and the external one it is pointed at (through rtfd-info.h, its
- * one door to rtfd's listings); measure.c: the measurements; output.c:
- * JSON, text, CSV and the plot.
+ * one door to rtfd's listings); measure.c: the measurements; contention.c:
+ * --contention, one user's flood against another user; output.c: JSON,
+ * text, CSV and the plot.
  */
 #pragma once
 
@@ -83,6 +84,9 @@ struct bench_args {
         int32_t hint_us;
         bool spread_periods;
         uint32_t deadline_percent;      /* --deadline-percent, 0 = implicit deadlines */
+        uint32_t contention_conns;      /* --contention[=CONNS]; 0: not asked */
+        uint32_t contention_specs;      /* --contention-specs */
+        uint32_t contention_uids[2];    /* --contention-uids=A,B: the flooder, the victim */
 };
 
 struct row {
@@ -106,6 +110,24 @@ struct series {
 };
 
 
+#define CONTENTION_CONNS_MAX 64         /* rtfd's default max_clients_per_uid */
+
+/* User B's connect + STATUS, in ns. */
+struct contention_latency {
+        uint64_t p50_ns, p99_ns, max_ns;
+        uint32_t errors;                /* samples whose STATUS failed (still timed) */
+};
+
+/* One --contention mode: rtfd's per-uid share as set (0: rtfd's defaults), what B saw, what A got. */
+struct contention_mode {
+        const char *name;
+        uint32_t busy_permille, busy_burst_ms;
+        bool measured;
+        struct contention_latency idle, flood;
+        uint64_t flood_granted, flood_refused, flood_ns;
+        uint64_t rtfd_cpu_ns;           /* rtfd's CPU time during flood_ns (0: unknown) */
+};
+
 /* What was measured, and the notes on what was not. */
 struct bench_results {
         uint64_t rtt_p50, rtt_p99;
@@ -121,6 +143,7 @@ struct bench_results {
         size_t n_rows;
         struct series *series;
         size_t n_series;
+        struct contention_mode contention[2];
         char *notes[MAX_NOTES];
         size_t n_notes;
 };
@@ -163,7 +186,7 @@ extern const struct plugin_kind bench_kinds[4];
 
 /* which-rtfd.c: private rtfds and the external one */
 void which_rtfd_stop(struct daemon *d);
-int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config);
+int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config, const char *policy);
 const struct rtfd_instance *which_rtfd_instance(struct bench *ctx, const char *name);
 int which_rtfd_kind_rank(const char *kind);
 pid_t which_rtfd_uss_pid(struct bench *ctx);
@@ -180,6 +203,10 @@ bool bench_kind_is(const char *kind, const char *name);
 void measure_print_stop(const struct series *se, FILE *f);
 int measure_external(struct bench *ctx);
 int measure_private(struct bench *ctx);
+void measure_filler_params(struct bench *ctx, const char *plugin, const char *kind, uint32_t i, struct rtf_params *p);
+
+/* contention.c: one user's flood against another user's connect + STATUS */
+int measure_contention(struct bench *ctx);
 
 /* output.c */
 int output_plot(struct bench *ctx, json_object *doc);
@@ -187,3 +214,6 @@ json_object *output_json(struct bench *ctx, json_object *doc, const cpu_set_t *a
 void output_header(struct bench *ctx, const cpu_set_t *allowed);
 void output_summary(struct bench *ctx);
 void output_csv(struct bench *ctx);
+void output_contention_mode_start(struct bench *ctx, const struct contention_mode *m);
+void output_contention_mode(struct bench *ctx, const struct contention_mode *m);
+json_object *output_contention_json(struct bench *ctx);

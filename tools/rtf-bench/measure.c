@@ -203,7 +203,7 @@ bool bench_kind_is(const char *kind, const char *name) {
  * (see PERFORMANCE.md); --spread-periods measures that.  A plugin of a kind
  * rtf-bench does not know gets every parameter.
  */
-static void filler_params(struct bench *ctx, const char *plugin, const char *kind, uint32_t i, struct rtf_params *p) {
+void measure_filler_params(struct bench *ctx, const char *plugin, const char *kind, uint32_t i, struct rtf_params *p) {
         bool constrained = ctx->arg.deadline_percent > 0 && ctx->arg.deadline_percent < 100;
         bool budget = constrained || (!bench_kind_is(kind, "FP") && !bench_kind_is(kind, "RR"));
         bool priority = !bench_kind_is(kind, "EDF") && !bench_kind_is(kind, "RM");
@@ -318,7 +318,7 @@ static int run_series(struct bench *ctx, struct series *se, struct rtf_spec *fil
         for (int t = 0; t < ctx->arg.n_tasks && !(*ctx->interrupted); t++) {
                 for (; *n_fill < ctx->arg.tasks[t] && !(*ctx->interrupted); (*n_fill)++) {
                         fill[*n_fill] = (struct rtf_spec)RTF_SPEC_INIT;
-                        filler_params(ctx, se->plugin, se->kind, *n_fill, &p);
+                        measure_filler_params(ctx, se->plugin, se->kind, *n_fill, &p);
                         r = request(ctx, OP_CREATE, &fill[*n_fill], &p, 0, NULL);
                         if (r != RTF_OK) {
                                 r = series_stop(ctx, se, *n_fill, "filling", r);
@@ -402,7 +402,7 @@ static int bench_private_config(struct bench *ctx, const struct plugin_kind *kin
         snprintf(config, sizeof(config), "%s %s.so %s 0-%u max_tasks=%u\nset max_specs_per_client %u\n", kind->name,
                  kind->name, kind->range, cores - 1, per_core < 1024 ? 1024 : per_core,
                  per_core < 8192 ? 8192 : per_core);
-        if (which_rtfd_start(ctx, &d, config) < 0)
+        if (which_rtfd_start(ctx, &d, config, NULL) < 0)
                 return -1;
         r = run_series(ctx, se, b->fill, &n_fill, b->create, b->change);
         which_rtfd_stop(&d);                /* rtfd releases everything with the connection */
@@ -602,7 +602,7 @@ static int measure_uss_full(struct bench *ctx, pid_t pid, const struct fill_targ
                 struct rtf_params p;
 
                 fill[n] = (struct rtf_spec)RTF_SPEC_INIT;
-                filler_params(ctx, t[k].plugin, t[k].kind, n, &p);
+                measure_filler_params(ctx, t[k].plugin, t[k].kind, n, &p);
                 r = request(ctx, OP_CREATE, &fill[n], &p, 0, NULL);
                 if (r == RTF_OK) {
                         n++;
@@ -651,7 +651,7 @@ static int bench_private_attach_uss(struct bench *ctx) {
         struct daemon d;
         int r;
 
-        if (which_rtfd_start(ctx, &d, "FP FP.so 1-99 all max_tasks=8192\n") < 0)
+        if (which_rtfd_start(ctx, &d, "FP FP.so 1-99 all max_tasks=8192\n", NULL) < 0)
                 return -1;
         measure_uss_idle(ctx, d.pid);
         r = bench_attach(ctx, "FP", "FP");

@@ -164,6 +164,7 @@ json_object *output_json(struct bench *ctx, json_object *doc, const cpu_set_t *a
         json_object_object_add(doc, "uss_idle_kib", json_kib_or_null(ctx->res.uss_idle, ctx->res.uss_idle_kib));
         json_object_object_add(doc, "uss_full_kib", json_kib_or_null(ctx->res.uss_full, ctx->res.uss_full_kib));
         json_object_object_add(doc, "uss_full_specs", json_object_new_int64(ctx->res.uss_full_specs));
+        json_object_object_add(doc, "contention", output_contention_json(ctx));
         json_object_object_add(doc, "requests_throttled", json_object_new_uint64(ctx->res.throttled));
         notes = json_object_new_array();
         for (size_t i = 0; i < ctx->res.n_notes; i++)
@@ -200,6 +201,16 @@ void output_header(struct bench *ctx, const cpu_set_t *allowed) {
         }
         printf("# floor: AF_UNIX SOCK_SEQPACKET round trip (%zu/%zu bytes): p50 %.1f us, p99 %.1f us\n", ctx->res.req,
                ctx->res.rep, ctx->res.rtt_p50 / 1e3, ctx->res.rtt_p99 / 1e3);
+        if (ctx->arg.contention_conns) {
+                printf("# contention: user A (uid %u) holds %u RM specifications (D = %u%% of T, distinct periods) "
+                       "and floods changes over %u connection%s; user B (uid %u) times %u connects + STATUS each, "
+                       "idle and during the flood\n", (unsigned)ctx->arg.contention_uids[0], ctx->arg.contention_specs,
+                       ctx->arg.deadline_percent, ctx->arg.contention_conns, bench_plural(ctx->arg.contention_conns),
+                       (unsigned)ctx->arg.contention_uids[1], ctx->arg.samples);
+                printf("# mode           phase  p50 (us)  p99 (us)  max (us)  p50/idle p99/idle  A's requests granted/s refused/s  rtfd CPU %%\n");
+                fflush(stdout);
+                return;
+        }
         printf("# plugin cores  tasks create_p50 create_p99 change_p50 change_p99  rtt_p50 (us)  create/rtt change/rtt\n");
         fflush(stdout);
 }
@@ -262,4 +273,90 @@ void output_csv(struct bench *ctx) {
                 printf("%s,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", ctx->res.rows[i].plugin,
                        ctx->res.rows[i].cores, ctx->res.rows[i].tasks, ctx->res.rows[i].samples, ctx->res.rows[i].create_p50,
                        ctx->res.rows[i].create_p99, ctx->res.rows[i].change_p50, ctx->res.rows[i].change_p99, ctx->res.rows[i].rtt_p50);
+}
+
+void output_contention_mode_start(struct bench *ctx, const struct contention_mode *m) {
+        (void)ctx;
+        if (m->busy_permille)
+                printf("# %s: max_busy_permille_per_uid %u, busy_burst_ms_per_uid %u\n", m->name, m->busy_permille,
+                       m->busy_burst_ms);
+        else
+                printf("# %s: rtfd's defaults for max_busy_permille_per_uid and busy_burst_ms_per_uid\n", m->name);
+}
+
+static double ratio(uint64_t a, uint64_t b) {
+        return b ? (double)a / (double)b : 0.0;
+}
+
+static double per_sec(uint64_t n, uint64_t ns) {
+        return ns ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+void output_contention_mode(struct bench *ctx, const struct contention_mode *m) {
+        (void)ctx;
+        printf("%-14s %6s %9.1f %9.1f %9.1f\n", m->name, "idle", m->idle.p50_ns / 1e3, m->idle.p99_ns / 1e3,
+               m->idle.max_ns / 1e3);
+        printf("%-14s %6s %9.1f %9.1f %9.1f %9.2f %8.2f %12.0f %9.0f %11.0f\n", m->name, "flood",
+               m->flood.p50_ns / 1e3, m->flood.p99_ns / 1e3, m->flood.max_ns / 1e3, ratio(m->flood.p50_ns, m->idle.p50_ns),
+               ratio(m->flood.p99_ns, m->idle.p99_ns), per_sec(m->flood_granted, m->flood_ns),
+               per_sec(m->flood_refused, m->flood_ns), 100.0 * ratio(m->rtfd_cpu_ns, m->flood_ns));
+        if (m->idle.errors || m->flood.errors)
+                printf("# %s: user B's STATUS failed %u times idle, %u times during the flood\n", m->name,
+                       m->idle.errors, m->flood.errors);
+        fflush(stdout);
+}
+
+static json_object *json_latency(const struct contention_latency *l) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "p50_ns", json_object_new_uint64(l->p50_ns));
+        json_object_object_add(o, "p99_ns", json_object_new_uint64(l->p99_ns));
+        json_object_object_add(o, "max_ns", json_object_new_uint64(l->max_ns));
+        json_object_object_add(o, "errors", json_object_new_int64(l->errors));
+        return o;
+}
+
+static json_object *json_ratio(uint64_t a, uint64_t b) {
+        return b ? json_object_new_double(round(ratio(a, b) * 1000) / 1000) : NULL;
+}
+
+/* The "contention" member: null unless --contention. */
+json_object *output_contention_json(struct bench *ctx) {
+        json_object *o, *modes;
+
+        if (!ctx->arg.contention_conns)
+                return NULL;
+        o = json_object_new_object();
+        modes = json_object_new_array();
+        json_object_object_add(o, "connections", json_object_new_int64(ctx->arg.contention_conns));
+        json_object_object_add(o, "specs", json_object_new_int64(ctx->arg.contention_specs));
+        json_object_object_add(o, "plugin", json_object_new_string("RM"));
+        json_object_object_add(o, "flooder_uid", json_object_new_int64(ctx->arg.contention_uids[0]));
+        json_object_object_add(o, "victim_uid", json_object_new_int64(ctx->arg.contention_uids[1]));
+        json_object_object_add(o, "samples", json_object_new_int64(ctx->arg.samples));
+        for (size_t i = 0; i < 2; i++) {
+                const struct contention_mode *m = &ctx->res.contention[i];
+                json_object *j = json_object_new_object();
+
+                json_object_object_add(j, "mode", json_object_new_string(m->name ? m->name : "?"));
+                json_object_object_add(j, "max_busy_permille_per_uid",
+                                       m->busy_permille ? json_object_new_int64(m->busy_permille) : NULL);
+                json_object_object_add(j, "busy_burst_ms_per_uid",
+                                       m->busy_permille ? json_object_new_int64(m->busy_burst_ms) : NULL);
+                json_object_object_add(j, "measured", json_object_new_boolean(m->measured));
+                if (m->measured) {
+                        json_object_object_add(j, "idle", json_latency(&m->idle));
+                        json_object_object_add(j, "flood", json_latency(&m->flood));
+                        json_object_object_add(j, "p50_ratio", json_ratio(m->flood.p50_ns, m->idle.p50_ns));
+                        json_object_object_add(j, "p99_ratio", json_ratio(m->flood.p99_ns, m->idle.p99_ns));
+                        json_object_object_add(j, "flood_granted", json_object_new_uint64(m->flood_granted));
+                        json_object_object_add(j, "flood_refused", json_object_new_uint64(m->flood_refused));
+                        json_object_object_add(j, "flood_duration_ns", json_object_new_uint64(m->flood_ns));
+                        json_object_object_add(j, "rtfd_cpu_ns",
+                                               m->rtfd_cpu_ns ? json_object_new_uint64(m->rtfd_cpu_ns) : NULL);
+                }
+                json_object_array_add(modes, j);
+        }
+        json_object_object_add(o, "modes", modes);
+        return o;
 }

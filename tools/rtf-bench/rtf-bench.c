@@ -9,7 +9,9 @@
  *    same thread;
  *  - the floor, measured in the same run: a bare AF_UNIX SOCK_SEQPACKET
  *    round trip of the same sizes between the same two CPUs;
- *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with the largest --tasks of specs.
+ *  - rtfd's memory (USS, /proc/PID/smaps_rollup) idle and with the largest --tasks of specs;
+ *  - or, with --contention, instead of all that: another user's connect +
+ *    STATUS while one user floods costly RM changes (contention.c).
  *
  * Two modes.  Private (--private; the default without --socket and
  * RTF_SOCKET): a private rtfd per configuration, with a cpuset root that
@@ -55,6 +57,14 @@ static void help(void) {
                "                           installed one)\n"
                "      --plugindir=DIR      private: its plugins\n"
                "      --latency-hint=US    hold /dev/cpu_dma_latency at US during the run (default 0; \"off\")\n\n"
+               "One user against another (private, instead of the above):\n"
+               "      --contention[=CONNS] user A holds RM specifications with D = 0.8 T (--deadline-percent)\n"
+               "                           and distinct periods and changes them as fast as it can over CONNS\n"
+               "                           connections (default 16); user B times --samples connects + STATUS,\n"
+               "                           idle and during the flood; with rtfd's per-uid share of its time\n"
+               "                           off (max_busy_permille_per_uid 1000) and at its defaults\n"
+               "      --contention-specs=N the specifications user A holds (default 250)\n"
+               "      --contention-uids=A,B the two uids (default 64000,64001; they need no account)\n\n"
                "Output:\n"
                "      --json               one JSON document\n"
                "      --csv                the rows as CSV (scalars, stops and notes as # comment lines)\n"
@@ -186,7 +196,7 @@ static int choose_mode(struct bench *ctx, bool rtfd_given, bool plugindir_given)
 static int parse_args(struct bench *ctx, int argc, char *argv[]) {
         enum { OPT_VERSION = 0x100, OPT_PLUGINS, OPT_CORES, OPT_TASKS, OPT_SAMPLES, OPT_CPUS, OPT_RTFD,
                OPT_PLUGINDIR, OPT_HINT, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_SPREAD, OPT_SOCKET, OPT_PRIVATE,
-               OPT_DAEMON_PID, OPT_DEADLINE };
+               OPT_DAEMON_PID, OPT_DEADLINE, OPT_CONTENTION, OPT_CONTENTION_SPECS, OPT_CONTENTION_UIDS };
         static const struct option options[] = {
                 { "plugins", required_argument, NULL, OPT_PLUGINS },
                 { "cores", required_argument, NULL, OPT_CORES },
@@ -204,6 +214,9 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                 { "socket", required_argument, NULL, OPT_SOCKET },
                 { "private", no_argument, NULL, OPT_PRIVATE },
                 { "daemon-pid", required_argument, NULL, OPT_DAEMON_PID },
+                { "contention", optional_argument, NULL, OPT_CONTENTION },
+                { "contention-specs", required_argument, NULL, OPT_CONTENTION_SPECS },
+                { "contention-uids", required_argument, NULL, OPT_CONTENTION_UIDS },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { 0 }
@@ -302,6 +315,26 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                                 return -1;
                         ctx->arg.daemon_pid = (pid_t)v[0];
                         break;
+                case OPT_CONTENTION:
+                        ctx->arg.contention_conns = 16;
+                        if (optarg && (parse_list(optarg, "--contention", 1, CONTENTION_CONNS_MAX, v, &n) < 0 || n != 1))
+                                return -1;
+                        if (optarg)
+                                ctx->arg.contention_conns = v[0];
+                        break;
+                case OPT_CONTENTION_SPECS:
+                        if (parse_list(optarg, "--contention-specs", 1, 4096, v, &n) < 0 || n != 1)
+                                return -1;
+                        ctx->arg.contention_specs = v[0];
+                        break;
+                case OPT_CONTENTION_UIDS:
+                        if (parse_list(optarg, "--contention-uids", 1, INT32_MAX, v, &n) < 0 || n != 2 || v[0] == v[1]) {
+                                fprintf(stderr, TOOL ": --contention-uids takes two different non-root uids A,B\n");
+                                return -1;
+                        }
+                        ctx->arg.contention_uids[0] = v[0];
+                        ctx->arg.contention_uids[1] = v[1];
+                        break;
                 case 'h':
                         help();
                         exit(EXIT_SUCCESS);
@@ -320,6 +353,21 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                 fprintf(stderr, TOOL ": --json and --csv exclude each other\n");
                 return -1;
         }
+        if (ctx->arg.contention_conns) {
+                if (ctx->arg.csv || ctx->arg.plot) {
+                        fprintf(stderr, TOOL ": --contention prints text or --json only\n");
+                        return -1;
+                }
+                if (ctx->arg.socket_option) {
+                        fprintf(stderr, TOOL ": --contention starts its own rtfd (root needed): not with --socket\n");
+                        return -1;
+                }
+                ctx->arg.force_private = true;
+                /* Every change runs RM's response-time analysis over all of A's specs. */
+                if (ctx->arg.deadline_percent == 0)
+                        ctx->arg.deadline_percent = 80;
+                ctx->arg.spread_periods = true;
+        }
         sort_unique(ctx->arg.tasks, &ctx->arg.n_tasks);
         ctx->res.uss_full_specs = ctx->arg.tasks[ctx->arg.n_tasks - 1];
         return choose_mode(ctx, rtfd_given, plugindir_given);
@@ -336,7 +384,8 @@ static void on_signal(int sig) {
 
 int main(int argc, char *argv[]) {
         struct bench bench = {
-                .arg = { .samples = 200, .hint_us = 0 },
+                .arg = { .samples = 200, .hint_us = 0, .contention_specs = 250,
+                         .contention_uids = { 64000, 64001 } },
                 .interrupted = &interrupted,
         };
         struct bench *ctx = &bench;
@@ -387,7 +436,10 @@ int main(int argc, char *argv[]) {
                 goto out;
         if (!ctx->arg.json && !ctx->arg.csv)
                 output_header(ctx, &allowed);
-        r = ctx->arg.mode == MODE_PRIVATE ? measure_private(ctx) : measure_external(ctx);
+        if (ctx->arg.contention_conns)
+                r = measure_contention(ctx);
+        else
+                r = ctx->arg.mode == MODE_PRIVATE ? measure_private(ctx) : measure_external(ctx);
         if (ctx->res.throttled)
                 bench_note(ctx, "rtfd's rate limit for non-root connections (max_requests_per_sec) refused %" PRIu64
                      " requests; each was asked again %d ms later, and only accepted attempts are timed",
@@ -406,7 +458,7 @@ out:
         } else if (ctx->arg.csv) {
                 output_csv(ctx);
         } else {
-                if (rc == EXIT_SUCCESS)
+                if (rc == EXIT_SUCCESS && !ctx->arg.contention_conns)
                         output_summary(ctx);
                 for (size_t i = 0; i < ctx->res.n_notes; i++)
                         printf("# note: %s\n", ctx->res.notes[i]);

@@ -33,7 +33,8 @@ void which_rtfd_stop(struct daemon *d) {
         d->dir[0] = '\0';
 }
 
-int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config) {
+/* policy NULL: none (only root is served); else it is written, and other uids may reach the socket. */
+int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config, const char *policy) {
         char conf[128], acl[128], state[128], log[128], cpuset[128];
         char *argv[20];
         int n = 0, r;
@@ -53,8 +54,12 @@ int which_rtfd_start(struct bench *ctx, struct daemon *d, const char *config) {
         snprintf(log, sizeof(log), "%s/rtfd.log", d->dir);
         snprintf(cpuset, sizeof(cpuset), "%s/no-cpusets", d->dir);
         snprintf(d->socket, sizeof(d->socket), "%s/rtfd.sock", d->dir);
-        if ((r = write_text(conf, config)) < 0 || (r = write_text(acl, "")) < 0)
+        if ((r = write_text(conf, config)) < 0 || (r = write_text(acl, policy ? policy : "")) < 0)
                 goto fail;
+        if (policy && chmod(d->dir, 0755) < 0) {
+                r = -errno;
+                goto fail;
+        }
         argv[n++] = (char *)ctx->arg.rtfd;
         argv[n++] = "--foreground";
         argv[n++] = "--config";
