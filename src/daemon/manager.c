@@ -119,14 +119,18 @@ bool manager_user_rate_allows(struct manager *mgr, struct owner *o) {
 }
 
 bool manager_user_busy_allows(struct manager *mgr, struct owner *o) {
-        if (o->uid == 0)
+        if (o->uid == 0 || !o->user)
                 return true;
         return user_busy_allows(o->user, now_monotonic_ns(), mgr->opt.limits.max_busy_permille_per_uid,
                                 (uint64_t)mgr->opt.limits.busy_burst_ms_per_uid * NSEC_PER_MSEC);
 }
 
+int64_t manager_user_busy_wait_ns(const struct manager *mgr, const struct owner *o) {
+        return o->uid == 0 || !o->user ? 0 : user_busy_wait_ns(o->user, mgr->opt.limits.max_busy_permille_per_uid);
+}
+
 void manager_user_charge(struct manager *mgr, struct owner *o, int64_t ns) {
-        if (o->uid != 0)
+        if (o->uid != 0 && o->user)
                 user_busy_charge(o->user, ns);
 }
 

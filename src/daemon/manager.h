@@ -140,6 +140,8 @@ bool manager_user_rate_allows(struct manager *m, struct owner *o);
  * (max_busy_permille_per_uid)?  And charge what one took.  Root is exempt. */
 bool manager_user_busy_allows(struct manager *m, struct owner *o);
 void manager_user_charge(struct manager *m, struct owner *o, int64_t ns);
+/* When manager_user_busy_allows() refused: how long until it allows again. */
+int64_t manager_user_busy_wait_ns(const struct manager *m, const struct owner *o);
 /* The connection is gone: release everything it held, and its uid reference. */
 void manager_owner_gone(struct manager *m, struct owner *o);
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -47,7 +48,9 @@ struct client {
         struct packet *queue[CLIENT_QUEUE_MAX];
         uint32_t q_head, q_len;
         bool paused;
+        bool held;                      /* its uid is over its share of rtfd's time: not read */
         LIST_FIELDS(struct client, clients);
+        LIST_FIELDS(struct client, held);
 };
 
 struct server {
@@ -58,6 +61,12 @@ struct server {
         bool unlink_on_exit;
         struct source source;
         struct fdlimit_backoff backoff; /* issue 10: the listener's pause at EMFILE */
+        /* Connections whose uid used up its share of rtfd's time
+         * (max_busy_permille_per_uid): not polled until the share refills, so
+         * that a flood costs rtfd nothing, not even refusals (issue 10). */
+        struct client *held;
+        struct source hold_timer;
+        int64_t hold_until_ns;          /* when the timer fires; 0 = not armed */
         struct client *clients;
         uint32_t n_clients;
         uint32_t n_refused;
@@ -68,15 +77,14 @@ struct server {
 enum {
         LIMIT_CONNECTION,               /* max_requests_per_sec */
         LIMIT_UID_RATE,                 /* max_requests_per_sec_per_uid */
-        LIMIT_UID_BUSY,                 /* max_busy_permille_per_uid */
 };
 
 /*
  * Root is exempt; everybody else gets max_requests_per_sec with a burst per
- * connection, max_requests_per_sec_per_uid over all of the uid's
- * connections (so more connections buy no more rate), and a share of rtfd's
- * time per uid (max_busy_permille_per_uid: costly requests count for what
- * they cost).  Returns true, or false with the limit hit in `ret_limit`.
+ * connection and max_requests_per_sec_per_uid over all of the uid's
+ * connections (so more connections buy no more rate).  Returns true, or
+ * false with the limit hit in `ret_limit`.  (The share of rtfd's time per
+ * uid is not a refusal: client_event() stops reading the uid's connections.)
  */
 static bool rate_allows(struct client *c, int *ret_limit) {
         const struct limits *l = manager_limits(c->srv->mgr);
@@ -91,10 +99,6 @@ static bool rate_allows(struct client *c, int *ret_limit) {
         c->tokens_at_ns = now;
         if (c->tokens < 1.0)
                 return false;
-        if (!manager_user_busy_allows(c->srv->mgr, &c->owner)) {
-                *ret_limit = LIMIT_UID_BUSY;
-                return false;
-        }
         if (!manager_user_rate_allows(c->srv->mgr, &c->owner)) {
                 *ret_limit = LIMIT_UID_RATE;
                 return false;
@@ -106,10 +110,7 @@ static bool rate_allows(struct client *c, int *ret_limit) {
 static void limit_reason(const struct client *c, int limit, char *buf, size_t size) {
         const struct limits *l = manager_limits(c->srv->mgr);
 
-        if (limit == LIMIT_UID_BUSY)
-                snprintf(buf, size, "limit max_busy_permille_per_uid (%" PRIu32 " per mille of rtfd's time, burst %"
-                         PRIu32 " ms) reached", l->max_busy_permille_per_uid, l->busy_burst_ms_per_uid);
-        else if (limit == LIMIT_UID_RATE)
+        if (limit == LIMIT_UID_RATE)
                 snprintf(buf, size, "limit max_requests_per_sec_per_uid (%" PRIu32 ", burst %" PRIu32 ") reached",
                          l->max_requests_per_sec_per_uid, l->request_burst_per_uid);
         else
@@ -131,6 +132,8 @@ static void client_free(struct client *c, const char *why) {
         for (uint32_t i = 0; i < c->q_len; i++)
                 free(c->queue[(c->q_head + i) % CLIENT_QUEUE_MAX]);
         LIST_REMOVE(clients, srv->clients, c);
+        if (c->held)
+                LIST_REMOVE(held, srv->held, c);
         if (c->refusal)
                 srv->n_refused--;
         else
@@ -140,7 +143,7 @@ static void client_free(struct client *c, const char *why) {
 
 /* Returns false when the connection was freed (its events cannot be watched). */
 static bool client_update_events(struct client *c) {
-        uint32_t ev = c->paused ? 0 : EPOLLIN;
+        uint32_t ev = c->paused || c->held ? 0 : EPOLLIN;
         int r;
 
         if (c->q_len)
@@ -319,7 +322,6 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         struct rtf_msg out;
         struct owner *o = &c->owner;
         int limit = LIMIT_CONNECTION;
-        int64_t started;
 
         memset(&out, 0, sizeof(out));
         /* An older client gets its answer in its own version. */
@@ -347,7 +349,6 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         if (c->refusal && (in->header.type == RTF_MSG_STATUS || in->header.type == RTF_MSG_TASKS ||
                            in->header.type == RTF_MSG_TASK_STATS))
                 return -ECONNREFUSED;
-        started = now_monotonic_ns();
         switch (in->header.type) {
         case RTF_MSG_CREATE:
         case RTF_MSG_CHANGE:
@@ -378,7 +379,6 @@ static int handle(struct client *c, const struct rtf_msg *in) {
         default:
                 return -EBADMSG;        /* a reply type sent to the daemon */
         }
-        manager_user_charge(c->srv->mgr, o, now_monotonic_ns() - started);
         if (out.header.type == RTF_MSG_REPLY && out.reply.result != RTF_OK)
                 log_debug("pid %d uid %u: request type %u refused (%d): %s", (int)o->pid, (unsigned)o->uid,
                           in->header.type, out.reply.result, out.reply.reason);
@@ -429,8 +429,50 @@ static bool client_receive(struct client *c) {
         return true;
 }
 
+static void hold_timer_arm(struct server *srv, int64_t at_ns) {
+        struct itimerspec its = { 0 };
+
+        if (srv->hold_until_ns && srv->hold_until_ns <= at_ns)
+                return;                 /* fires earlier already */
+        its.it_value.tv_sec = at_ns / (int64_t)NSEC_PER_SEC;
+        its.it_value.tv_nsec = at_ns % (int64_t)NSEC_PER_SEC;
+        if (timerfd_settime(srv->hold_timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+                log_warning_errno(errno, "Cannot arm the timer of held connections: %m");
+                return;
+        }
+        srv->hold_until_ns = at_ns;
+}
+
+/* Its uid is over its share of rtfd's time: stop reading it until the share refills. */
+static void client_hold(struct client *c) {
+        int64_t wait = manager_user_busy_wait_ns(c->srv->mgr, &c->owner);
+
+        if (wait > (int64_t)(60 * NSEC_PER_SEC))
+                wait = 60 * NSEC_PER_SEC;       /* looked at again within a minute whatever the setting */
+        c->held = true;
+        LIST_PREPEND(held, c->srv->held, c);
+        log_debug("pid %d uid %u: over its share of rtfd's time (max_busy_permille_per_uid): not read for %"
+                  PRId64 " us", (int)c->owner.pid, (unsigned)c->owner.uid, wait / 1000);
+        hold_timer_arm(c->srv, now_monotonic_ns() + wait);
+}
+
+static void hold_timer_event(struct source *s, uint32_t events) {
+        struct server *srv = (struct server *)((char *)s - offsetof(struct server, hold_timer));
+        struct client *c;
+        uint64_t n;
+
+        (void)!read(s->fd, &n, sizeof(n));
+        srv->hold_until_ns = 0;
+        while ((c = srv->held)) {
+                LIST_REMOVE(held, srv->held, c);
+                c->held = false;
+                (void)client_update_events(c);  /* read again; held again if still over */
+        }
+}
+
 static void client_event(struct source *s, uint32_t events) {
         struct client *c = (struct client *)((char *)s - offsetof(struct client, source));
+        int64_t started;
 
         if (events & EPOLLOUT) {
                 if (!client_flush(c)) {
@@ -443,8 +485,17 @@ static void client_event(struct source *s, uint32_t events) {
         /* One request per wake-up: epoll is level-triggered, so a client with
          * more requests waiting is served again after every other ready source
          * (round robin), and no recv() is spent only to learn EAGAIN. */
-        if (!c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_receive(c))
-                return;
+        if (!c->paused && !c->held && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+                if (!c->refusal && !manager_user_busy_allows(c->srv->mgr, &c->owner)) {
+                        client_hold(c);
+                } else {
+                        /* The whole turn, refusals included, is charged to the uid. */
+                        started = now_monotonic_ns();
+                        if (!client_receive(c))
+                                return;
+                        manager_user_charge(c->srv->mgr, &c->owner, now_monotonic_ns() - started);
+                }
+        }
         (void)client_update_events(c);
 }
 
@@ -624,6 +675,7 @@ int server_new(const struct server_options *o, struct event_loop *ev, struct man
         srv->fd = -1;
         srv->source.fd = -1;
         srv->backoff.timer.fd = -1;     /* fdlimit_backoff_done() before _init() closes nothing */
+        srv->hold_timer.fd = -1;
         srv->opt = *o;
         srv->ev = ev;
         srv->mgr = mgr;
@@ -658,6 +710,13 @@ int server_new(const struct server_options *o, struct event_loop *ev, struct man
         }
         srv->fd = fd;
         r = fdlimit_backoff_init(&srv->backoff, srv->ev);        /* issue 10 */
+        if (r >= 0) {
+                int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+                r = tfd < 0 ? -errno : event_add(srv->ev, &srv->hold_timer, tfd, EPOLLIN, hold_timer_event);
+                if (r < 0 && tfd >= 0)
+                        close(tfd);
+        }
         if (r >= 0)
                 r = event_add(srv->ev, &srv->source, fd, EPOLLIN, accept_event);
         if (r < 0)
@@ -674,6 +733,12 @@ struct server *server_free(struct server *srv) {
         while (srv->clients)
                 client_free(srv->clients, NULL);
         fdlimit_backoff_done(&srv->backoff);    /* issue 10 */
+        if (srv->hold_timer.fd >= 0) {
+                int tfd = srv->hold_timer.fd;
+
+                event_remove(srv->ev, &srv->hold_timer);
+                safe_close(tfd);
+        }
         event_remove(srv->ev, &srv->source);
         srv->fd = safe_close(srv->fd);
         if (srv->unlink_on_exit)

@@ -108,3 +108,12 @@ void user_busy_charge(struct user *u, int64_t ns) {
         if (ns > 0)
                 u->busy_credit_ns -= (double)ns;
 }
+
+int64_t user_busy_wait_ns(const struct user *u, uint32_t permille) {
+        if (u->busy_credit_ns > 0)
+                return 0;
+        if (permille == 0)
+                return INT64_MAX;
+        /* +1 ns: the credit must become positive, not zero */
+        return (int64_t)(-u->busy_credit_ns * 1000.0 / permille) + 1;
+}

@@ -60,3 +60,5 @@ bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t
  */
 bool user_busy_allows(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns);
 void user_busy_charge(struct user *u, int64_t ns);
+/* After a refusal by user_busy_allows(): how long until it allows again (ns). */
+int64_t user_busy_wait_ns(const struct user *u, uint32_t permille);

@@ -94,7 +94,11 @@ static void test_busy(void) {
         /* One request that took 100 ms is paid in full before the next: 400 ms
          * of wall time at 250 per mille. */
         CHECK(user_busy_allows(u, t0 + 44 * ms, 250, burst));
+        CHECK_EQ(user_busy_wait_ns(u, 250), 0);
         user_busy_charge(u, 100 * ms);
+        /* 99 ms owed at 250 per mille: 396 ms to wait. */
+        CHECK(!user_busy_allows(u, t0 + 44 * ms, 250, burst));
+        CHECK(user_busy_wait_ns(u, 250) > 395 * ms && user_busy_wait_ns(u, 250) <= 396 * ms + 1);
         CHECK(!user_busy_allows(u, t0 + 44 * ms + 390 * ms, 250, burst));
         CHECK(user_busy_allows(u, t0 + 44 * ms + 410 * ms, 250, burst));
         /* Idle for long: never more than the burst. */
