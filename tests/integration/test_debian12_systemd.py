@@ -7,7 +7,10 @@ runs tests/vm/scenario-systemd.sh: `systemctl start rtfd` (rtfd.service with
 Delegate=cpuset, socket-activated), the partition below
 /sys/fs/cgroup/system.slice/rtfd.service/rtf, an unprivileged client's
 SCHED_DEADLINE thread in it, what `systemctl status` and `systemd-cgls` show,
-and `systemctl stop rtfd` putting everything back.  It touches none of this
+and `systemctl stop rtfd` putting everything back; then rtfd killed with
+SIGKILL while the thread is in its partition: systemd cannot start it again
+until rtfd-recover.service (OnFailure=) has moved the client's process out of
+rtfd.service/rtf, and the next rtfd demotes the thread.  It touches none of this
 machine's kernel state, so it needs no kernel lock.  Skipped only when a tool
 or the kernel package cannot be had (the reason is what run-debian12 said)."""
 import os
@@ -28,7 +31,9 @@ CHECKS = [
     "client_connected", "edf_admitted", "edf_attached", "edf_sched_deadline", "edf_pinned",
     "edf_in_partition", "edf_process_in_unit", "status_shows_client", "cgls_shows_partition",
     "rtfd_inactive", "partitions_gone", "unit_cgroup_removed", "client_survived", "edf_demoted",
-    "process_back_in_origin", "exclusive_cleared", "no_sanitizer_reports",
+    "process_back_in_origin", "exclusive_cleared",
+    "crash_setup", "crash_restarted", "crash_recovered_demoted", "crash_recovered_partition", "crash_final_stop",
+    "no_sanitizer_reports",
 ]
 
 

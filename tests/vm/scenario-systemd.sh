@@ -118,6 +118,37 @@ check process_back_in_origin "[ \"\$(cgroup_of $CLIENT)\" = '$ORIGIN' ] && [ \"\
 check exclusive_cleared "[ -z \"\$(cat $CG/system.slice/cpuset.cpus.exclusive 2>/dev/null)\" ]" \
         "system.slice cpuset.cpus.exclusive '$(cat $CG/system.slice/cpuset.cpus.exclusive 2>/dev/null)'"
 
+# A crash: rtfd killed while the thread is SCHED_DEADLINE in its partition.
+# systemd cannot start rtfd in rtfd.service while the client's process is in
+# rtfd.service/rtf (status=219/CGROUP); rtfd-recover.service (OnFailure=)
+# moves it to the root cgroup and starts rtfd, which demotes the thread.
+systemctl start rtfd.service
+ask disconnect          # the connection to the stopped rtfd
+ask connect
+ask create e2 period=100000 runtime=10000 deadline=80000
+ask attach e2 thread:t
+check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
+        "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+RTFD=$(show rtfd.service MainPID)
+systemctl kill --kill-who=main -s KILL rtfd.service
+i=0
+while [ "$(show rtfd.service MainPID)" = "$RTFD" ] || [ "$(show rtfd.service MainPID)" = 0 ] ||
+      [ "$(show rtfd.service ActiveState)" != active ]; do
+        [ $i -lt 150 ] || break
+        sleep 0.2
+        i=$((i + 1))
+done
+check crash_restarted "[ \"\$(show rtfd.service ActiveState)\" = active ] && [ \"\$(show rtfd.service MainPID)\" != $RTFD ]" \
+        "after $((i * 200)) ms: $(show rtfd.service ActiveState) $(show rtfd.service SubState), rtfd-recover.service $(show rtfd-recover.service Result)"
+check crash_recovered_demoted "[ \"\$(policy_of $TID)\" = 0 ]" "policy $(policy_of $TID)"
+check crash_recovered_partition "[ \"\$(cat $PART/cpuset.cpus.partition 2>/dev/null)\" = root ] && \
+        [ \"\$(cgroup_of $CLIENT)\" = / ] && [ \"\$(cgroup_of $TID)\" = / ]" \
+        "partition $(cat $PART/cpuset.cpus.partition 2>/dev/null), process in $(cgroup_of $CLIENT), thread in $(cgroup_of $TID)"
+systemctl stop rtfd.service
+check crash_final_stop "[ \"\$(show rtfd.service ActiveState)\" = inactive ] && [ ! -d $UNIT_CG ] && \
+        [ -z \"\$(cat $CG/system.slice/cpuset.cpus.exclusive 2>/dev/null)\" ]" \
+        "$(show rtfd.service ActiveState), $(ls -d $UNIT_CG 2>/dev/null)"
+
 ask quit
 exec 3>&-
 wait $CLIENT
