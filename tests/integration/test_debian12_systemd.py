@@ -54,6 +54,9 @@ def test_the_scenario_ran_under_systemd(vm):
     assert re.search(r"^RTFVM KERNEL 6\.12\.\d+\+deb12-amd64 ", r.stdout, re.M), r.stdout[-4000:]
     assert re.search(r"^RTFVM SYSTEMD systemd \d+", r.stdout, re.M), r.stdout[-4000:]
     assert sorted(checks) == sorted(CHECKS), r.stdout[-4000:]
+    # rtfd's own output goes to the console (no journald): an ASan+UBSan build reports there
+    m = re.search(r"^.*(ERROR: (Address|Leak)Sanitizer|runtime error:).*$", r.stdout, re.M)
+    assert not m, r.stdout[m.start():m.start() + 4000] if m else ""
     # what the administrator sees: rtfd and the client's process below rtfd.service
     status = [line for line in r.stdout.splitlines() if line.startswith("RTFVM status: ")]
     assert any("CGroup: /system.slice/rtfd.service" in line for line in status), "\n".join(status)
