@@ -16,6 +16,7 @@ packages=(
     rtl-433 ncat                      # rtf-nexa's real peers: decoder of its recordings, network pipe
     libgpiod-dev                      # rtf-nexa's GPIO backend (built when found)
     busybox-static cpio               # tests/vm/run-debian12: Debian 12's kernel in a VM (with qemu)
+    systemd                           # tests/vm/run-debian12 --systemd: its systemd 252 is PID 1 in the VM
 )
 
 missing=()

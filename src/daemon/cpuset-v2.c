@@ -33,6 +33,11 @@
  * and a process with a partitioned thread moves into the root cgroup (the
  * threaded domain of those children) instead of B/rtf.  setup() picks the
  * flat layout when B/rtf has no cpuset.cpus.exclusive, and says so.
+ *
+ * A delegated B (rtfd.service) first gets rtfd itself out of the way, into
+ * B/daemon: a cgroup with a process of its own and a threaded controller
+ * enabled below it is a thread root, whose children can only be threaded,
+ * so B/rtf would be "domain invalid" and refuse +cpuset (EOPNOTSUPP).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,6 +62,7 @@ static void rtf_path(const struct cpuset *cs, char *buf, size_t size) {
 }
 
 #define FLAT_PREFIX "rtf-cpu"
+#define DAEMON_DIR "daemon"
 
 static void cpu_path(const struct cpuset *cs, uint32_t cpu, char *buf, size_t size) {
         if (cs->v2_flat)
@@ -267,13 +273,14 @@ static size_t remove_tree(struct cpuset *cs) {
         return n;
 }
 
-/* Put the exclusive CPUs of the levels between the root and rtf/ back. */
+/* Put the exclusive CPUs of the levels between the root and rtf/ back.  An
+ * empty list is written as "\n": a write of no bytes never reaches cpuset. */
 static void exclusive_clear(struct cpuset *cs) {
         char dir[PATH_LEN];
 
         for (uint32_t l = n_levels(cs); l-- > 1;)
                 if (level_path(cs, l, dir, sizeof(dir)))
-                        cpuset_write_file(dir, "cpuset.cpus.exclusive", "");
+                        cpuset_write_file(dir, "cpuset.cpus.exclusive", "\n");
 }
 
 static void subtree_restore(struct cpuset *cs) {
@@ -291,6 +298,40 @@ void cpuset_v2_cleanup_stale(struct cpuset *cs) {
                 return;
         log_notice("Removed the cgroups left by an earlier rtfd under %s%s", cs->root, cs->base);
         exclusive_clear(cs);
+}
+
+/* rtfd moves from a delegated B into B/daemon, so that B holds no process. */
+static int daemon_leave_base(struct cpuset *cs) {
+        char base[PATH_LEN], dir[PATH_LEN];
+        int r;
+
+        if (!cs->base[0])
+                return 0;
+        snprintf(base, sizeof(base), "%s%s", cs->root, cs->base);
+        snprintf(dir, sizeof(dir), "%s%s/" DAEMON_DIR, cs->root, cs->base);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "Failed to create cgroup %s: %m", dir);
+        r = cpuset_write_file(dir, "cgroup.procs", "0");
+        /* A crashed rtfd left cpuset enabled in B, which makes B (holding
+         * this rtfd) a thread root and B/daemon invalid: disable it first. */
+        if (r == -EOPNOTSUPP && cpuset_write_file(base, "cgroup.subtree_control", "-cpuset") >= 0)
+                r = cpuset_write_file(dir, "cgroup.procs", "0");
+        if (r < 0)
+                return log_error_errno(r, "Failed to move rtfd into %s: %m", dir);
+        snprintf(cs->daemon_from, sizeof(cs->daemon_from), "%s", cs->base);
+        return 0;
+}
+
+static void daemon_return_to_base(struct cpuset *cs) {
+        char base[PATH_LEN], dir[PATH_LEN];
+
+        if (!cs->daemon_from[0])
+                return;
+        snprintf(base, sizeof(base), "%s%s", cs->root, cs->daemon_from);
+        snprintf(dir, sizeof(dir), "%s%s/" DAEMON_DIR, cs->root, cs->daemon_from);
+        if (cpuset_write_file(base, "cgroup.procs", "0") >= 0)
+                (void)rmdir(dir);
+        cs->daemon_from[0] = 0;
 }
 
 /* cgroup.subtree_control of every level from the root down to B lists cpuset. */
@@ -392,6 +433,9 @@ int cpuset_v2_setup(struct cpuset *cs) {
         int r;
 
         cs->active = true;      /* from here on, teardown removes what exists */
+        r = daemon_leave_base(cs);
+        if (r < 0)
+                return r;
         r = enable_cpuset(cs);
         if (r < 0)
                 return r;
@@ -428,6 +472,7 @@ void cpuset_v2_teardown(struct cpuset *cs) {
         remove_tree(cs);
         exclusive_clear(cs);
         subtree_restore(cs);
+        daemon_return_to_base(cs);
 }
 
 /* Whether a thread of `pid` other than `tid` is still in a partition. */

@@ -62,12 +62,13 @@ struct cpuset {
         /* v2: what setup changed above rtf/, to put back */
         uint32_t n_enabled;             /* cgroups (from the root down) whose subtree_control got +cpuset */
         bool base_enabled[32];
+        char daemon_from[512];          /* v2: the delegated cgroup rtfd left for its daemon/ child ("" = none) */
         struct cpuset_origin *origins;
         size_t n_origins;
         int lock_fd;                    /* held while the partitions are ours */
 };
 
-#define CPUSET_NULL ((struct cpuset){ .root = "", .base = "", .lock_fd = -1 })
+#define CPUSET_NULL ((struct cpuset){ .root = "", .base = "", .daemon_from = "", .lock_fd = -1 })
 
 /*
  * One rtfd at a time may own partitions: it holds an exclusive flock() on
