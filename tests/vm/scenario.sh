@@ -13,15 +13,7 @@ USER_UID=1000
 export LD_LIBRARY_PATH=$RTF/lib
 [ -f /etc/rtf-vm.env ] && . /etc/rtf-vm.env     # ASAN_OPTIONS, UBSAN_OPTIONS of the host
 
-check() {       # name, condition (a shell test), detail
-        if eval "$2"; then r=PASS; else r=FAIL; fi
-        echo "RTFVM CHECK $1 $r $3"
-}
-
-policy_of() { sed -n 's/^policy *: *\([0-9]*\)$/\1/p' /proc/$1/sched; }
-cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$1/status; }
-cgroup_of() { sed -n 's/^0:://p' /proc/$1/cgroup; }
-json_num() { echo "$2" | sed -n "s/.*\"$1\": *\\(-*[0-9]*\\).*/\\1/p"; }
+. /checks.sh     # check, policy_of, cpus_of, cgroup_of, json_num, ask (tests/vm/checks.sh)
 
 echo                    # the console line may start with the firmware's escape codes
 echo "RTFVM KERNEL $(uname -r) $(cat /proc/version)"
@@ -58,22 +50,6 @@ sh -c "echo \$\$ > $CG/user.slice/cgroup.procs && exec $RTF/bin/setpriv --reuid=
         --clear-groups env RTF_SOCKET=$SOCK RTF_TIMEOUT_MS=20000 $RTF/bin/testclient" < /tmp/cin > /tmp/cout 2> /tmp/cerr &
 CLIENT=$!
 exec 3> /tmp/cin
-N=0
-trap '' PIPE            # a client that died is a failed check, not the end of the scenario
-# ask [-w TENTHS] COMMAND: one request, its answer in $ANSWER (30 s unless -w)
-ask() {
-        limit=300
-        if [ "$1" = -w ]; then limit=$2; shift 2; fi
-        echo "$*" >&3
-        N=$((N + 1))
-        i=0
-        while [ "$(wc -l < /tmp/cout)" -lt $N ] && [ $i -lt $limit ] && kill -0 $CLIENT 2>/dev/null; do
-                sleep 0.1
-                i=$((i + 1))
-        done
-        ANSWER=$(sed -n "${N}p" /tmp/cout)
-        echo "RTFVM client> $* => $ANSWER"
-}
 # The client's start (an ASan build under TCG maps its shadow memory slowly)
 # took more than 30 s once: the first answer gets two minutes.
 ask -w 1200 connect

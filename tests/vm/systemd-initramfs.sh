@@ -52,6 +52,7 @@ if [ -s "$root/etc/rtf-vm.env" ]; then
                 > "$root/etc/systemd/system/rtfd.service.d/sanitizer.conf"
 fi
 cp "$src/scenario-systemd.sh" "$root/scenario"
+cp "$src/checks.sh" "$root/checks.sh"
 # the targets every unit's default dependencies name, from this machine
 for unit in sysinit.target basic.target sockets.target paths.target timers.target slices.target \
             local-fs.target swap.target shutdown.target; do

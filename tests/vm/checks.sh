@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What both VM scenarios (tests/vm/scenario.sh, scenario-systemd.sh) use, sourced
+# from /checks.sh in the initramfs.  Every check prints one line
+# "RTFVM CHECK <name> PASS|FAIL <detail>" on the console.
+
+check() {       # name, condition (a shell test), detail
+        if eval "$2"; then r=PASS; else r=FAIL; fi
+        echo "RTFVM CHECK $1 $r $3"
+}
+
+policy_of() { sed -n 's/^policy *: *\([0-9]*\)$/\1/p' /proc/$1/sched; }
+cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$1/status; }
+cgroup_of() { sed -n 's/^0:://p' /proc/$1/cgroup; }
+json_num() { echo "$2" | sed -n "s/.*\"$1\": *\\(-*[0-9]*\\).*/\\1/p"; }
+
+# The client: a testclient reading /tmp/cin (fd 3 here) and answering one JSON
+# line per command in /tmp/cout; its pid in $CLIENT.
+N=0
+trap '' PIPE            # a client that died is a failed check, not the end of the scenario
+# ask [-w TENTHS] COMMAND: one request, its answer in $ANSWER (30 s unless -w)
+ask() {
+        limit=300
+        if [ "$1" = -w ]; then limit=$2; shift 2; fi
+        echo "$*" >&3
+        N=$((N + 1))
+        i=0
+        while [ "$(wc -l < /tmp/cout)" -lt $N ] && [ $i -lt $limit ] && kill -0 $CLIENT 2>/dev/null; do
+                sleep 0.1
+                i=$((i + 1))
+        done
+        ANSWER=$(sed -n "${N}p" /tmp/cout)
+        echo "RTFVM client> $* => $ANSWER"
+}
