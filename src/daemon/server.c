@@ -474,6 +474,14 @@ static void client_event(struct source *s, uint32_t events) {
         struct client *c = (struct client *)((char *)s - offsetof(struct client, source));
         int64_t started;
 
+        /* epoll reports a hang-up even for a connection it does not poll: a
+         * held client that went away is let go now (not at the hold timer,
+         * with a level-triggered event spinning until then). */
+        if (c->held && (events & (EPOLLHUP | EPOLLERR))) {
+                client_free(c, NULL);
+                return;
+        }
+
         if (events & EPOLLOUT) {
                 if (!client_flush(c)) {
                         client_free(c, "connection broken");

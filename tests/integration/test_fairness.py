@@ -11,11 +11,12 @@ all (the socket buffer holds the flood back at no cost to rtfd) until the
 share has refilled.  Other uids have their own share and are served.  On
 9e4110f neither setting existed (rtfd refused the config) and a flood of
 one uid was served as fast as it came."""
+import os
 import select
 import time
 
 import wire
-from rtfit import GLOBAL, TIMEOUT, start_with_policy
+from rtfit import GLOBAL, TIMEOUT, start_with_policy, wait_for
 from users import connect_as, users  # noqa: F401
 
 GRANT_ALL = "rtf-carol - max_priority 99\nrtf-bob - max_priority 99\n"
@@ -60,3 +61,29 @@ def test_a_uid_over_its_share_of_rtfds_time_is_held_back_not_served(rtfd, tmp_pa
     assert len(d.tasks()) == 2 * N + 10
     for sock in (s1, s2, b):
         sock.close()
+
+
+def rtfd_cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_held_back_uid_that_hangs_up_is_let_go_at_once(rtfd, tmp_path, users):
+    """While held, a connection is not polled for input, but epoll still
+    reports its hang-up: rtfd must release it then, not spin on the event
+    until the share refills (that share is seconds away here)."""
+    carol = users["carol"]
+    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_busy_permille_per_uid 1\nset busy_burst_ms_per_uid 1\n",
+                          GRANT_ALL)
+    s, _ = connect_as(carol, d.socket)
+    send_creates(s, N)
+    early = replies_within([s], N, 0.5)
+    assert len(early) < N, "nothing held carol back"
+    s.close()
+    # Everything she held is released well before her share refills...
+    wait_for(lambda: d.tasks() == [], what="carol's specifications released after she hung up")
+    # ... and rtfd is idle, not spinning on the hang-up.
+    cpu0 = rtfd_cpu_seconds(d.proc.pid)
+    time.sleep(1.0)
+    assert rtfd_cpu_seconds(d.proc.pid) - cpu0 < 0.5
