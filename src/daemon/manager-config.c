@@ -545,6 +545,21 @@ struct manager *manager_free(struct manager *mgr) {
 
                 manager_owner_gone(mgr, o);
         }
+        /* A thread still refusing its demotion keeps its journal line: the
+         * next rtfd demotes it at start. */
+        manager_retry_lingering(mgr);
+        if (mgr->lingering) {
+                log_warning("Threads whose demotion failed are left in the state journal %s: the next rtfd "
+                            "demotes them at start", mgr->state.path);
+                mgr->state.fd = safe_close(mgr->state.fd);      /* closed, not removed */
+        }
+        while (mgr->lingering) {
+                struct lingering_thread *l = mgr->lingering;
+
+                LIST_REMOVE(lingering, mgr->lingering, l);
+                mgr->kops->thread_close(mgr->kdata, &l->thread);
+                free(l);
+        }
         mgr->enforcer = enforce_free(mgr->enforcer);   /* issue 10 */
         set_unload(&mgr->set);
         cpuset_teardown(&mgr->cpuset);

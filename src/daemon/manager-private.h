@@ -76,6 +76,17 @@ struct spec_thread {
         bool have_sample;
 };
 
+/*
+ * A thread rtfd could not demote when it let it go (issue 10: no thread keeps
+ * an rtf-applied policy once rtfd stops managing it): still held by its
+ * pidfd, still in the journal, demoted again by every watchdog pass until
+ * that works or the thread is gone.
+ */
+struct lingering_thread {
+        struct thread thread;
+        LIST_FIELDS(struct lingering_thread, lingering);
+};
+
 struct spec_report {
         struct rtf_wire_stats stats;
         int64_t at_ns;                  /* when it arrived */
@@ -118,6 +129,7 @@ struct manager {
         uint32_t n_specs;
         uint64_t next_id;
         struct spec_thread *attached;   /* the attached threads */
+        struct lingering_thread *lingering;     /* let go, not demoted yet */
         uint32_t n_hinted;              /* of them, those the policy grants the latency hint */
         /* Explicit commits: the settings plugins report changed
          * (task_updated) while a commit is open are applied once it is final. */
@@ -157,6 +169,8 @@ int manager_table_grow(struct manager *mgr);
 const char *manager_policy_name(const struct plugin *p);
 int manager_setting_of(const struct spec *s, struct rtf_sched_setting *ret);
 int manager_apply_setting(struct manager *mgr, struct spec *s, const struct rtf_sched_setting *set);
+/* Try again to demote the threads whose demotion failed (watchdog, stop). */
+void manager_retry_lingering(struct manager *mgr);
 void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote);
 /* Whether the policy in force grants the latency hint to s's thread; keep
  * mgr->n_hinted and the kernel's hint in step. */

@@ -16,8 +16,8 @@
 /* ---- kernel side ---- */
 
 /* Journal a promotion or its end, for a restart after a crash (state.c). */
-static void note_state(struct manager *mgr, const struct spec *changed, bool add) {
-        struct state_entry one = state_entry_of(&changed->att->thread);
+static void note_thread(struct manager *mgr, const struct thread *changed, bool add) {
+        struct state_entry one = state_entry_of(changed);
         _cleanup_(freep) struct state_entry *live = NULL;
         size_t n = 0;
 
@@ -25,14 +25,43 @@ static void note_state(struct manager *mgr, const struct spec *changed, bool add
         if (mgr->state.lines >= STATE_COMPACT_LINES) {
                 for (struct spec_thread *a = mgr->attached; a; a = a->attached_next)
                         n++;
+                for (struct lingering_thread *l = mgr->lingering; l; l = l->lingering_next)
+                        n++;
                 live = calloc(n ? n : 1, sizeof(*live));
                 if (!live)
                         log_warning("Out of memory: the state file %s is not compacted now", mgr->state.path);
                 n = 0;
                 for (struct spec_thread *a = mgr->attached; live && a; a = a->attached_next)
                         live[n++] = state_entry_of(&a->thread);
+                for (struct lingering_thread *l = mgr->lingering; live && l; l = l->lingering_next)
+                        live[n++] = state_entry_of(&l->thread);
         }
         state_note(&mgr->state, add, &one, live, n);
+}
+
+static void note_state(struct manager *mgr, const struct spec *changed, bool add) {
+        note_thread(mgr, &changed->att->thread, add);
+}
+
+/* Demote the threads whose demotion failed when they were let go; keep those
+ * that still refuse (watchdog, and at the end). */
+void manager_retry_lingering(struct manager *mgr) {
+        struct lingering_thread *l, *next;
+
+        LIST_FOREACH_SAFE(lingering, l, next, mgr->lingering) {
+                int r = mgr->kops->thread_alive(mgr->kdata, &l->thread) ?
+                        mgr->kops->thread_demote(mgr->kdata, &l->thread) : -ESRCH;
+
+                if (r < 0 && r != -ESRCH)
+                        continue;
+                if (r >= 0)
+                        log_notice("Thread %d demoted at last (its demotion had failed when it was let go)",
+                                   (int)l->thread.tid);
+                LIST_REMOVE(lingering, mgr->lingering, l);
+                note_thread(mgr, &l->thread, false);
+                mgr->kops->thread_close(mgr->kdata, &l->thread);
+                free(l);
+        }
 }
 
 static void attached_unlink(struct manager *mgr, struct spec *s) {
@@ -105,12 +134,16 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
                 return;
         if (mgr->kops->thread_unenforce)
                 mgr->kops->thread_unenforce(mgr->kdata, s->id);   /* issue 10: before the demotion, never after */
+        bool lingers = false;
+
         if (demote && mgr->kops->thread_alive(mgr->kdata, &a->thread)) {
                 int r = mgr->kops->thread_demote(mgr->kdata, &a->thread);
 
-                if (r < 0 && r != -ESRCH)
-                        log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m",
-                                          (int)a->thread.tid, s->id);
+                if (r < 0 && r != -ESRCH) {
+                        log_warning_errno(r, "Failed to demote thread %d of spec %" PRIu64 ": %m; rtfd keeps it "
+                                          "and tries again every second", (int)a->thread.tid, s->id);
+                        lingers = true;
+                }
         }
         /* Issue 10: gone by its pidfd, it may run on as its process's leader
          * after an execve() with what it was given (thread.h). */
@@ -124,8 +157,20 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
                 mgr->n_hinted--;
         }
         mgr->kops->latency_hint(mgr->kdata, mgr->n_hinted > 0, mgr->opt.latency_hint_us);
-        note_state(mgr, s, false);
-        mgr->kops->thread_close(mgr->kdata, &a->thread);
+        {
+                struct lingering_thread *l = lingers ? calloc(1, sizeof(*l)) : NULL;
+
+                if (l) {
+                        /* Held on: its pidfd and its journal line stay (a restart demotes it). */
+                        l->thread = a->thread;
+                        LIST_PREPEND(lingering, mgr->lingering, l);
+                } else {
+                        if (lingers)
+                                log_error("Out of memory: thread %d, not demoted, is let go", (int)a->thread.tid);
+                        note_state(mgr, s, false);
+                        mgr->kops->thread_close(mgr->kdata, &a->thread);
+                }
+        }
         s->att = NULL;
         /* An event of this dispatch batch may still point at its source. */
         event_defer_free(mgr->ev, a);
@@ -275,6 +320,7 @@ static bool owners_still_match(struct manager *mgr, struct spec *s) {
 void manager_watchdog(struct manager *mgr) {
         struct spec_thread *a, *next;
 
+        manager_retry_lingering(mgr);
         LIST_FOREACH_SAFE(attached, a, next, mgr->attached) {
                 struct spec *s = a->spec;
                 struct dl_sample cur;

@@ -479,10 +479,15 @@ static void test_kernel_failures(void) {
         CHECK_EQ(manager_change(fx.mgr, &root, id, &big, "", &res), RTF_OK);
         CHECK_EQ(t->setting.runtime_ns, 4000000);
         CHECK_EQ(res.accepted_runtime_us, 4000);
-        /* release: a failed demotion does not keep the spec */
+        /* release: a failed demotion does not keep the spec, but the thread
+         * is still held (not closed) and demoted again by the watchdog */
         fx.k.fail_demote = -EIO;
         CHECK_EQ(manager_release(fx.mgr, &root, id, &res), RTF_OK);
         CHECK_EQ(list(fx.mgr).n, 0);
+        CHECK_EQ(fx.k.n_open, fx.k.n_close + 1);
+        CHECK(t->setting.policy != RTF_POLICY_OTHER);
+        manager_watchdog(fx.mgr);
+        CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
         CHECK_EQ(fx.k.n_open, fx.k.n_close);
         manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
