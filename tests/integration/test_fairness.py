@@ -20,7 +20,7 @@ from rtfit import GLOBAL, TIMEOUT, start_with_policy, wait_for
 from users import connect_as, users  # noqa: F401
 
 GRANT_ALL = "rtf-carol - max_priority 99\nrtf-bob - max_priority 99\n"
-N = 100
+N = 125         # per connection: 2 N stays below max_specs_per_uid (256)
 
 
 def send_creates(sock, n, seq0=1):
@@ -40,15 +40,16 @@ def replies_within(socks, n, seconds):
 
 def test_a_uid_over_its_share_of_rtfds_time_is_held_back_not_served(rtfd, tmp_path, users):
     carol, bob = users["carol"], users["bob"]
-    # 5 per mille of rtfd's time, 1 ms at once: carol's 2 x 100 requests need
-    # several ms of rtfd's time, so a second and more of wall time.
-    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_busy_permille_per_uid 5\nset busy_burst_ms_per_uid 1\n",
+    # 1 % of rtfd's time, 1 ms at once: carol's 2 x 125 creates take tens of
+    # ms of rtfd's time (a turn of this rtfd, which logs every request, is
+    # ~100 us), so seconds of wall time; in the first 0.2 s she may use 3 ms.
+    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_busy_permille_per_uid 10\nset busy_burst_ms_per_uid 1\n",
                           GRANT_ALL)
     s1, _ = connect_as(carol, d.socket)
     s2, _ = connect_as(carol, d.socket)       # a second connection buys no more time
     send_creates(s1, N)
     send_creates(s2, N, seq0=1000)
-    early = replies_within([s1, s2], 2 * N, 0.5)
+    early = replies_within([s1, s2], 2 * N, 0.2)
     assert len(early) < 2 * N, f"all of carol's {2 * N} requests were served at once: nothing held her back"
     # Meanwhile another uid is served as usual.
     b, _ = connect_as(bob, d.socket)
@@ -76,11 +77,13 @@ def test_a_held_back_uid_that_hangs_up_is_let_go_at_once(rtfd, tmp_path, users):
     carol = users["carol"]
     d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_busy_permille_per_uid 1\nset busy_burst_ms_per_uid 1\n",
                           GRANT_ALL)
-    s, _ = connect_as(carol, d.socket)
-    send_creates(s, N)
-    early = replies_within([s], N, 0.5)
-    assert len(early) < N, "nothing held carol back"
-    s.close()
+    socks = [connect_as(carol, d.socket)[0] for _ in range(2)]   # a socket buffer holds ~N requests
+    for i, s in enumerate(socks):
+        send_creates(s, N, seq0=1 + 1000 * i)
+    early = replies_within(socks, 2 * N, 0.2)
+    assert len(early) < 2 * N, "nothing held carol back"
+    for s in socks:
+        s.close()
     # Everything she held is released well before her share refills...
     wait_for(lambda: d.tasks() == [], what="carol's specifications released after she hung up")
     # ... and rtfd is idle, not spinning on the hang-up.
