@@ -465,14 +465,17 @@ static void name_copy(char *dst, const char *src, size_t size) {
 }
 
 void rtf_wire_params_from(struct rtf_wire_params *w, const struct rtf_params *p) {
-        memset(w, 0, sizeof(*w));
-        w->flags = p->flags;
-        w->priority = p->priority;
-        w->period_us = p->period_us;
-        w->runtime_us = p->runtime_us;
-        w->des_runtime_us = p->des_runtime_us;
-        w->deadline_us = p->deadline_us;
-        name_copy(w->plugin, p->scheduler, sizeof(w->plugin));
+        const struct rtf_task_params t = {
+                .flags = p->flags,
+                .priority = p->priority,
+                .period_us = p->period_us,
+                .runtime_us = p->runtime_us,
+                .des_runtime_us = p->des_runtime_us,
+                .deadline_us = p->deadline_us,
+        };
+
+        /* p->scheduler and w->plugin have the same size; name_copy() stops at it. */
+        rtf_wire_params_from_task(w, &t, p->scheduler);
 }
 
 void rtf_wire_params_to_task(struct rtf_task_params *t, char *plugin, size_t plugin_size,
