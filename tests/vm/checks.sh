@@ -24,7 +24,10 @@ ask() {
         echo "$*" >&3
         N=$((N + 1))
         i=0
-        while [ "$(wc -l < /tmp/cout)" -lt $N ] && [ $i -lt $limit ] && kill -0 $CLIENT 2>/dev/null; do
+        # /tmp/cout is created by the client's redirection, which the shell
+        # makes only after the FIFO's writer (fd 3) opened: it may not exist yet.
+        while [ "$(cat /tmp/cout 2>/dev/null | wc -l)" -lt $N ] && [ $i -lt $limit ] &&
+                kill -0 $CLIENT 2>/dev/null; do
                 sleep 0.1
                 i=$((i + 1))
         done
