@@ -341,7 +341,7 @@ fail:
         set_unload(&mgr->set);
         cpuset_teardown(&mgr->cpuset);
         access_done(&mgr->access);
-        state_close(&mgr->state);
+        state_close(&mgr->state, false);
         free(mgr);
         return r;
 }
@@ -537,6 +537,8 @@ keep:
 }
 
 struct manager *manager_free(struct manager *mgr) {
+        bool keep_journal;
+
         if (!mgr)
                 return NULL;
         /* Clients are gone by now; anything left is demoted and released. */
@@ -548,11 +550,10 @@ struct manager *manager_free(struct manager *mgr) {
         /* A thread still refusing its demotion keeps its journal line: the
          * next rtfd demotes it at start. */
         manager_retry_lingering(mgr);
-        if (mgr->lingering) {
+        keep_journal = mgr->lingering != NULL;
+        if (keep_journal)
                 log_warning("Threads whose demotion failed are left in the state journal %s: the next rtfd "
                             "demotes them at start", mgr->state.path);
-                mgr->state.fd = safe_close(mgr->state.fd);      /* closed, not removed */
-        }
         while (mgr->lingering) {
                 struct lingering_thread *l = mgr->lingering;
 
@@ -565,7 +566,7 @@ struct manager *manager_free(struct manager *mgr) {
         cpuset_teardown(&mgr->cpuset);
         access_done(&mgr->access);
         pmqos_done(&mgr->pmqos);
-        state_close(&mgr->state);
+        state_close(&mgr->state, keep_journal);
         user_registry_deinit(&mgr->users);
         manager_machine_buf_deinit(&mgr->machine_buf);
         free(mgr->buckets);

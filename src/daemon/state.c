@@ -73,12 +73,13 @@ struct state_entry state_entry_of(const struct thread *t) {
 
 /* A new journal holding the live entries, put in place atomically. */
 static int state_rewrite(struct state *st, const struct state_entry *live, size_t n) {
+        const char *base = st->path + st->base;
         char tmp[4096 + 8], line[160];
         int fd, r = 0;
 
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp", st->path) >= (int)sizeof(tmp))
+        if (snprintf(tmp, sizeof(tmp), "%s.tmp", base) >= (int)sizeof(tmp))
                 return -ENAMETOOLONG;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = openat(st->dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
         for (size_t i = 0; i < n && r == 0; i++) {
@@ -87,11 +88,11 @@ static int state_rewrite(struct state *st, const struct state_entry *live, size_
                 if (write(fd, line, (size_t)len) != len)
                         r = -EIO;
         }
-        if (r == 0 && rename(tmp, st->path) < 0)
+        if (r == 0 && renameat(st->dfd, tmp, st->dfd, base) < 0)
                 r = -errno;
         if (r < 0) {
                 close(fd);
-                unlink(tmp);
+                unlinkat(st->dfd, tmp, 0);
                 return r;
         }
         safe_close(st->fd);
@@ -121,11 +122,13 @@ void state_note(struct state *st, bool add, const struct state_entry *e,
                 st->lines++;
 }
 
-void state_close(struct state *st) {
+void state_close(struct state *st, bool keep) {
         if (st->fd >= 0) {
                 st->fd = safe_close(st->fd);
-                unlink(st->path);
+                if (!keep)
+                        unlinkat(st->dfd, st->path + st->base, 0);
         }
+        st->dfd = safe_close(st->dfd);
 }
 
 /*
@@ -296,8 +299,9 @@ int state_open(struct state *st, const char *path) {
                         log_notice("Recovered from an earlier rtfd: %d orphaned real-time thread(s) demoted",
                                    demoted);
         }
+        st->base = (size_t)(base - path);      /* base points into path, which st->path copies */
+        st->dfd = dfd;
         st->fd = openat(dfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-        close(dfd);
         if (st->fd < 0)
                 return log_warning_errno(errno, "Cannot write the state file %s (%m): promoted threads will "
                                          "not be demoted after a crash", path);

@@ -45,16 +45,21 @@ struct state_entry {
  * an attach costs one small write and a crash can at worst lose the line
  * being written.  When the journal grows past STATE_COMPACT_LINES it is
  * rewritten (through a new file and rename(2)) with only the live entries.
+ * Every file operation after the start goes through the directory descriptor
+ * that was checked then (openat, renameat, unlinkat): a path is resolved and
+ * trusted once, so there is nothing to check again later.
  */
 #define STATE_COMPACT_LINES 4096
 
 struct state {
-        char path[4096];
+        char path[4096];                /* for messages: the files are reached through dfd */
+        size_t base;                    /* offset of the journal's name in path */
+        int dfd;                        /* its directory, as trusted at start */
         int fd;
         size_t lines;                   /* in the journal now */
 };
 
-#define STATE_NULL ((struct state){ .fd = -1 })
+#define STATE_NULL ((struct state){ .dfd = -1, .fd = -1 })
 
 /* Demote what a previous rtfd left promoted, then start an empty journal.
  * A journal whose directory or file is not trusted (trusted.h) is neither
@@ -74,8 +79,9 @@ struct state_entry state_entry_of(const struct thread *t);
  * -EINVAL for anything else; and its inverse (sign '+' or '-'). */
 int state_parse_line(const char *line, struct state_entry *ret);
 int state_format_line(char *buf, size_t size, char sign, const struct state_entry *e);
-/* Remove the journal (at a clean stop, when nothing is promoted any more). */
-void state_close(struct state *st);
+/* Close the journal and remove it (at a clean stop, when nothing is promoted
+ * any more), or keep it for the next rtfd (threads whose demotion failed). */
+void state_close(struct state *st, bool keep);
 
 /* The start time of a thread, to tell it from a successor with the same id. */
 int thread_starttime(pid_t tid, uint64_t *ret);

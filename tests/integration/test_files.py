@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 
 import pytest
 
 import kernel
+import wire
 from rtfit import Daemon, write_root_file
 from users import as_user, users  # noqa: F401 - users is a fixture
 
@@ -193,3 +195,48 @@ def test_sticky_tmp_is_passed_only_on_the_way_to_a_root_owned_directory(rtfd, us
     finally:
         shutil.rmtree(sticky, ignore_errors=True)
         shutil.rmtree(ours, ignore_errors=True)
+
+
+def test_the_journal_stays_in_the_directory_trusted_at_start(rtfd, tmp_path):
+    """The journal's directory is checked once, at start; every later file
+    operation (the compaction's new file and rename, the removal at a clean
+    stop) must go through that directory, not through the path again, which
+    may by then lead somewhere else.  Here the directory is moved away after
+    the start and another takes its name; 2,100 attach/detach pairs make rtfd
+    compact its journal.  Fails on 4b8b747: the compacted journal was written
+    into the new directory (by path) and the stop removed it there, leaving
+    the 4,096-line journal in the directory rtfd had checked."""
+    work = tmp_path / "journal"
+    work.mkdir(mode=0o755)
+    state = work / "rtfd.state"
+    d = rtfd(CONFIG, args=("--state-file", str(state)))
+    assert state.exists()
+    moved = tmp_path / "journal.moved"
+    work.rename(moved)
+    work.mkdir(mode=0o755)
+
+    done = threading.Event()
+    t = threading.Thread(target=done.wait)
+    t.start()
+    sock = wire.connect(d.socket)
+    try:
+        spec = wire.call(sock, wire.create(priority=10))
+        assert spec["result"] == 0, spec
+        for batch in range(21):         # 100 pairs at a time, within the connection's queue
+            for i in range(100):
+                sock.send(wire.attach(spec["id"], t.native_id, seq=2 * i))
+                sock.send(wire.detach(spec["id"], seq=2 * i + 1))
+            for _ in range(200):
+                r = wire.parse_reply(sock.recv(wire.MSG_MAX + 1))
+                assert r["result"] == 0, r
+        assert os.listdir(work) == [], "rtfd wrote into a directory it never checked"
+        with open(moved / "rtfd.state") as f:
+            # 4,200 lines written, compacted at 4,096 (STATE_COMPACT_LINES) to
+            # the live entry or none, then appended to.
+            assert len(f.readlines()) < 200, "the journal was not compacted in place"
+    finally:
+        sock.close()
+        done.set()
+        t.join()
+    assert d.stop() == 0, d.log()
+    assert os.listdir(moved) == [] and os.listdir(work) == [], (os.listdir(moved), os.listdir(work))
