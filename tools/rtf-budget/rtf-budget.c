@@ -40,6 +40,7 @@
 #include "rtf-config.h"
 #include "envelope.h"
 #include "sched-trace.h"
+#include "util.h"
 
 #define NS_PER_US 1000LL
 #define TOLERANCE 0.05
@@ -89,20 +90,6 @@ static const struct task_def precision_tasks[] = {
 };
 
 #define N_PRECISION (sizeof(precision_tasks) / sizeof(precision_tasks[0]))
-
-static int64_t mono_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* tau4's stand-in for the MPEG player: a file read and a pipe round trip. */
 struct syscall_load {
@@ -166,10 +153,10 @@ static void *task_main(void *arg) {
         origin = s.next_release_ns - period_ns;
         run->origin_ns = origin;
         end = run->periods ? origin + (int64_t) run->periods * period_ns : origin + run->duration_ns;
-        prev_now = mono_ns();
-        prev_cpu = cpu_ns();
+        prev_now = now_monotonic_ns();
+        prev_cpu = now_thread_cpu_ns();
         for (;;) {
-                int64_t now = mono_ns(), c = cpu_ns(), k;
+                int64_t now = now_monotonic_ns(), c = now_thread_cpu_ns(), k;
 
                 /*
                  * CPU time used since the last look belongs to the window it
