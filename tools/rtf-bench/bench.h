@@ -36,6 +36,7 @@
 #include <rtf/rtf.h>
 #include "child.h"
 #include "envelope.h"
+#include "options.h"
 #include "protocol.h"
 #include "rtf-config.h"
 #include "sched-attr.h"

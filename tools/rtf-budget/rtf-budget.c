@@ -39,6 +39,7 @@
 #include "rtf/rtf.h"
 #include "rtf-config.h"
 #include "envelope.h"
+#include "options.h"
 #include "sched-trace.h"
 #include "util.h"
 
@@ -483,8 +484,6 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_REALTIME, &started);
 
         while ((c = getopt_long(argc, argv, "jcp:d:m:h", options, NULL)) >= 0) {
-                char *end;
-
                 switch (c) {
                 case 'j':
                         json = true;
@@ -493,16 +492,11 @@ int main(int argc, char **argv) {
                         csv = true;
                         break;
                 case 'p':
-                case 'd': {
-                        unsigned long v = strtoul(optarg, &end, 10);
-
-                        if (*end || v == 0 || v > 100000) {
-                                fprintf(stderr, "rtf-budget: --%s takes 1..100000\n", c == 'p' ? "periods" : "duration-ms");
+                case 'd':
+                        if (options_u32("rtf-budget", c == 'p' ? "--periods" : "--duration-ms", optarg, 1, 100000,
+                                        c == 'p' ? &periods : &duration_ms) < 0)
                                 return 2;
-                        }
-                        *(c == 'p' ? &periods : &duration_ms) = (unsigned) v;
                         break;
-                }
                 case 'm':
                         do_mode[0] = strcmp(optarg, "hard") == 0 || strcmp(optarg, "both") == 0;
                         do_mode[1] = strcmp(optarg, "soft") == 0 || strcmp(optarg, "both") == 0;
@@ -527,7 +521,7 @@ int main(int argc, char **argv) {
                         usage(stdout);
                         return 0;
                 case OPT_VERSION:
-                        printf("rtf-budget %s\n", RTF_VERSION);
+                        options_print_version("rtf-budget");
                         return 0;
                 default:
                         usage(stderr);

@@ -30,6 +30,7 @@
 #include "child.h"
 #include "cyclictest-output.h"
 #include "envelope.h"
+#include "options.h"
 #include "rtf-config.h"
 #include "stats.h"
 
@@ -441,20 +442,6 @@ static void help(void) {
                "      --version            the version\n");
 }
 
-static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *ret) {
-        char *end;
-        unsigned long v;
-
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-                fprintf(stderr, TOOL ": %s must be a number in %u..%u, not \"%s\"\n", what, min, max, s);
-                return -1;
-        }
-        *ret = (uint32_t)v;
-        return 0;
-}
-
 static int parse_seconds(const char *s, const char *what, double *ret) {
         char *end;
         double v;
@@ -500,18 +487,18 @@ static int parse_args(int argc, char *argv[]) {
 
                 switch (c) {
                 case 'p':
-                        if (parse_u32(optarg, "--period", 100, 10000000, &arg.period_us) < 0)
+                        if (options_u32(TOOL, "--period", optarg, 100, 10000000, &arg.period_us) < 0)
                                 return -1;
                         break;
                 case 'P':
-                        if (parse_u32(optarg, "--priority", 1, 99, &arg.priority) < 0)
+                        if (options_u32(TOOL, "--priority", optarg, 1, 99, &arg.priority) < 0)
                                 return -1;
                         break;
                 case 's':
                         arg.scheduler = optarg;
                         break;
                 case 'r':
-                        if (parse_u32(optarg, "--runtime", 1, 10000000, &arg.runtime_us) < 0)
+                        if (options_u32(TOOL, "--runtime", optarg, 1, 10000000, &arg.runtime_us) < 0)
                                 return -1;
                         break;
                 case 'd':
@@ -519,7 +506,7 @@ static int parse_args(int argc, char *argv[]) {
                                 return -1;
                         break;
                 case 'l':
-                        if (parse_u32(optarg, "--loops", 1, UINT32_MAX, &v) < 0)
+                        if (options_u32(TOOL, "--loops", optarg, 1, UINT32_MAX, &v) < 0)
                                 return -1;
                         arg.loops = v;
                         break;
@@ -527,7 +514,7 @@ static int parse_args(int argc, char *argv[]) {
                         arg.quiet = true;
                         break;
                 case 'H':
-                        if (parse_u32(optarg, "--histogram-us", 1, HIST_MAX_BUCKETS, &arg.hist_us) < 0)
+                        if (options_u32(TOOL, "--histogram-us", optarg, 1, HIST_MAX_BUCKETS, &arg.hist_us) < 0)
                                 return -1;
                         break;
                 case OPT_PRINT_HIST:
@@ -558,7 +545,7 @@ static int parse_args(int argc, char *argv[]) {
                 case OPT_HINT:
                         if (strcmp(optarg, "off") == 0)
                                 arg.hint_us = -1;
-                        else if (parse_u32(optarg, "--latency-hint", 0, INT32_MAX, &v) < 0)
+                        else if (options_u32(TOOL, "--latency-hint", optarg, 0, INT32_MAX, &v) < 0)
                                 return -1;
                         else
                                 arg.hint_us = (int32_t)v;
@@ -573,17 +560,13 @@ static int parse_args(int argc, char *argv[]) {
                         help();
                         exit(EXIT_SUCCESS);
                 case OPT_VERSION:
-                        printf(TOOL " " RTF_VERSION "\n");
+                        options_print_version(TOOL);
                         exit(EXIT_SUCCESS);
                 default:
                         return -1;
                 }
         }
-        if (optind < argc) {
-                fprintf(stderr, TOOL ": unexpected argument \"%s\"\n", argv[optind]);
-                return -1;
-        }
-        return 0;
+        return options_no_operands(TOOL, argc, argv, optind) < 0 ? -1 : 0;
 }
 
 /* On failure `why` says why, for the text and the JSON output alike. */
