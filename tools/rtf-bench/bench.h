@@ -37,6 +37,7 @@
 #include "child.h"
 #include "envelope.h"
 #include "options.h"
+#include "plot.h"
 #include "protocol.h"
 #include "rtf-config.h"
 #include "sched-attr.h"

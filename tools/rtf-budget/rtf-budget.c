@@ -26,13 +26,11 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +38,7 @@
 #include "rtf-config.h"
 #include "envelope.h"
 #include "options.h"
+#include "plot.h"
 #include "sched-trace.h"
 #include "util.h"
 
@@ -366,68 +365,6 @@ static int plot_check_output(const char *path) {
         return 0;
 }
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-/* The installed script, else the source tree's (a build tree that was not installed). */
-static const char *plot_script(void) {
-        const char *script = getenv("RTF_PLOT_SCRIPT_BUDGET");
-
-        if (script && *script)
-                return script;
-        if (access(RTF_PLOT_DIR "/plot-budget.py", R_OK) == 0)
-                return RTF_PLOT_DIR "/plot-budget.py";
-        return RTF_SOURCE_PLOT_DIR "/plot-budget.py";
-}
-
-/* Run plot-budget.py on the JSON document; the script explains its own failures. */
-static int plot_write(json_object *doc, const char *out) {
-        char dir[] = "/tmp/rtf-budget-plot-XXXXXX", data[64];
-        const char *python = plot_python(), *script = plot_script();
-        char *argv[] = { (char *) python, (char *) script, data, (char *) out, NULL };
-        extern char **environ;
-        pid_t pid;
-        int r, status;
-
-        if (!mkdtemp(dir)) {
-                fprintf(stderr, "rtf-budget: --plot: cannot make a directory in /tmp: %s\n", strerror(errno));
-                return -1;
-        }
-        snprintf(data, sizeof(data), "%s/budget.json", dir);
-        if (json_object_to_file_ext(data, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-                fprintf(stderr, "rtf-budget: --plot: cannot write %s\n", data);
-                r = -1;
-                goto out;
-        }
-        fflush(stdout);
-        r = posix_spawnp(&pid, python, NULL, NULL, argv, environ);
-        if (r != 0) {
-                fprintf(stderr, "rtf-budget: --plot: cannot run %s: %s (set RTF_PYTHON)\n", python, strerror(r));
-                r = -1;
-                goto out;
-        }
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR) {
-                        status = -1;
-                        break;
-                }
-        r = 0;
-        if (status != 0) {
-                fprintf(stderr, "rtf-budget: --plot: %s not written (%s %s failed)\n", out, python, script);
-                r = -1;
-        }
-out:
-        unlink(data);
-        rmdir(dir);
-        return r;
-}
-
 static void usage(FILE *f) {
         fprintf(f,
                 "Usage: rtf-budget [OPTIONS]\n"
@@ -699,7 +636,14 @@ int main(int argc, char **argv) {
                 }
         }
         /* The measurement is out first: a plot that fails loses nothing but itself. */
-        r = plot && plot_write(doc, plot) < 0 ? 1 : 0;
+        if (plot) {
+                char buf[4096];
+
+                r = plot_run("rtf-budget", plot_script("RTF_PLOT_SCRIPT_BUDGET", "plot-budget.py", buf, sizeof(buf)),
+                             doc, plot) < 0 ? 1 : 0;
+        } else {
+                r = 0;
+        }
         json_object_put(doc);
         for (m = 0; m < 2; m++)
                 for (i = 0; do_mode[m] && i < N_PRECISION; i++) {

@@ -31,6 +31,7 @@
 #include "cyclictest-output.h"
 #include "envelope.h"
 #include "options.h"
+#include "plot.h"
 #include "rtf-config.h"
 #include "stats.h"
 
@@ -379,42 +380,6 @@ static void print_summary(const struct side *s) {
                                 printf("HSD|%s|%6u|%10" PRIu64 "\n", s->name, i, t->buckets[i]);
 }
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-static int write_plot(const struct side *sides, int n_sides, json_object *doc) {
-        char datafile[160], cmd[1024];
-        const char *script = getenv("RTF_PLOT_SCRIPT");
-        int r;
-
-        (void)sides;
-        (void)n_sides;
-        if (!script)
-                script = RTF_PLOT_DIR "/plot-latency.py";
-        if (access(script, R_OK) != 0)
-                script = RTF_SOURCE_PLOT_DIR "/plot-latency.py";
-        snprintf(datafile, sizeof(datafile), "%s/latency.json", workdir);
-        if (json_object_to_file_ext(datafile, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-                fprintf(stderr, TOOL ": cannot write %s\n", datafile);
-                return -1;
-        }
-        snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' '%s'", plot_python(), script, datafile, arg.plot);
-        r = system(cmd);
-        unlink(datafile);
-        if (r != 0) {
-                fprintf(stderr, TOOL ": --plot failed (python3-matplotlib is needed: apt-get install "
-                                "python3-matplotlib)\n");
-                return -1;
-        }
-        return 0;
-}
-
 /* ---- options ---- */
 
 static void help(void) {
@@ -716,14 +681,13 @@ out:
                                        ratio(hist_percentile_ns(a, 0.99), hist_percentile_ns(b, 0.99)));
                 json_object_object_add(doc, "ratio_max", ratio(a->max_ns, b->max_ns));
         }
-        if (arg.plot && rc == EXIT_SUCCESS && workdir[0] == '\0') {
-                /* helpers_stop() removed the directory; the plot needs one for its data. */
-                snprintf(workdir, sizeof(workdir), "/tmp/rtf-latency-XXXXXX");
-                if (!mkdtemp(workdir))
-                        workdir[0] = '\0';
+        if (arg.plot && rc == EXIT_SUCCESS) {
+                char buf[4096];
+
+                if (plot_run(TOOL, plot_script("RTF_PLOT_SCRIPT", "plot-latency.py", buf, sizeof(buf)), doc,
+                             arg.plot) < 0)
+                        rc = EXIT_FAILURE;
         }
-        if (arg.plot && rc == EXIT_SUCCESS && (workdir[0] == '\0' || write_plot(sides, n_sides, doc) < 0))
-                rc = EXIT_FAILURE;
         if (workdir[0]) {
                 rmdir(workdir);
                 workdir[0] = '\0';
