@@ -49,3 +49,14 @@ check_edf_attached() {
         check edf_pinned "[ \"\$(cpus_of $TID)\" = 1 ]" "cpus $(cpus_of $TID)"
         check edf_in_partition "[ \"$CG\$(cgroup_of $TID)\" = '$PART' ]" "cgroup $(cgroup_of $TID)"
 }
+
+# Before the crash of both scenarios: the client reconnects to the restarted
+# rtfd and thread t ($TID) is SCHED_DEADLINE again, under spec e2.
+check_crash_setup() {
+        ask disconnect          # the connection to the stopped rtfd
+        ask connect
+        ask create e2 period=100000 runtime=10000 deadline=80000
+        ask attach e2 thread:t
+        check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
+                "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+}
