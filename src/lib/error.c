@@ -59,3 +59,17 @@ RTF_PUBLIC const char *rtf_strerror(int result) {
         snprintf(strerror_buf, sizeof(strerror_buf), "Unknown result %d", result);
         return strerror_buf;
 }
+
+int result_to_errno(int result, int refused_errno) {
+        switch (result) {
+        case RTF_OK:
+                return 0;
+        case RTF_SCHEDULE_FAIL:
+                return -EBUSY;
+        case RTF_ACL_FAIL:
+                return refused_errno;
+        case RTF_CONNECTION_ERR:
+                return -ENOTCONN;
+        }
+        return result < 0 ? result : -EPROTO;
+}

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "native-private.h"
 #include "util.h"
 
@@ -63,20 +64,6 @@ struct rtf_native_task *native_task_current(void) {
 
 int native_task_priority(const struct rtf_native_task *t) {
         return t ? t->prio : 0;
-}
-
-static int result_to_errno(int r) {
-        switch (r) {
-        case RTF_OK:
-                return 0;
-        case RTF_SCHEDULE_FAIL:
-                return -EBUSY;
-        case RTF_ACL_FAIL:
-                return -EPERM;
-        case RTF_CONNECTION_ERR:
-                return -ENOTCONN;
-        }
-        return r < 0 ? r : -EPROTO;
 }
 
 static void task_unref(struct rtf_native_task *t) {
@@ -143,11 +130,11 @@ static int task_admit(struct rtf_native_task *t) {
         if (r < 0)
                 return r;
         old = cancel_off();
-        r = result_to_errno(rtf_connect());
+        r = result_to_errno(rtf_connect(), -EPERM);
         if (r == 0)
-                r = result_to_errno(rtf_spec_create(&t->spec, &p));
+                r = result_to_errno(rtf_spec_create(&t->spec, &p), -EPERM);
         if (r == 0) {
-                r = result_to_errno(rtf_spec_attach(&t->spec, t->tid));
+                r = result_to_errno(rtf_spec_attach(&t->spec, t->tid), -EPERM);
                 if (r < 0)
                         rtf_spec_release(&t->spec);
         }
@@ -343,7 +330,7 @@ RTF_PUBLIC int rtf_native_task_set_periodic(RT_TASK *task, RTIME idate, RTIME pe
                         if (r < 0)
                                 return r;
                         old = cancel_off();
-                        r = result_to_errno(rtf_spec_change(&t->spec, &p));
+                        r = result_to_errno(rtf_spec_change(&t->spec, &p), -EPERM);
                         cancel_restore(old);
                         if (r < 0)
                                 return r;

@@ -113,20 +113,6 @@ RTF_PUBLIC RT_TASK *rt_task_init(unsigned long name, int priority, int stack_siz
         return rt_task_init_schmod(name, priority, stack_size, max_msg_size, SCHED_FIFO, 0);
 }
 
-static int result_to_errno(int r) {
-        switch (r) {
-        case RTF_OK:
-                return 0;
-        case RTF_SCHEDULE_FAIL:
-                return -EBUSY;
-        case RTF_ACL_FAIL:
-                return -EACCES;
-        case RTF_CONNECTION_ERR:
-                return -ENOTCONN;
-        }
-        return r < 0 ? r : -EPROTO;
-}
-
 static int task_start(RT_TASK *t) {
         struct rtf_task_attr attr = RTF_TASK_ATTR_INIT;
         int r;
@@ -195,12 +181,12 @@ static int task_reserve(RT_TASK *t, const struct rtf_params *p) {
         int r;
 
         if (t->spec.id == 0) {
-                r = result_to_errno(rtf_spec_create(&t->spec, p));
+                r = result_to_errno(rtf_spec_create(&t->spec, p), -EACCES);
                 if (r < 0) {
                         explain_refusal(t, p);
                         return r;
                 }
-                r = result_to_errno(rtf_spec_attach(&t->spec, t->tid));
+                r = result_to_errno(rtf_spec_attach(&t->spec, t->tid), -EACCES);
                 if (r < 0) {
                         char why[256];
 
@@ -211,7 +197,7 @@ static int task_reserve(RT_TASK *t, const struct rtf_params *p) {
                 }
                 return 0;
         }
-        r = result_to_errno(rtf_spec_change(&t->spec, p));
+        r = result_to_errno(rtf_spec_change(&t->spec, p), -EACCES);
         if (r < 0)
                 explain_refusal(t, p);
         return r;

@@ -77,11 +77,20 @@ static inline int field_is_string(const char *field, size_t size) {
         return memchr(field, 0, size) != NULL;
 }
 
-static inline int64_t now_monotonic_ns(void) {
+static inline int64_t clock_now_ns(clockid_t clock) {
         struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(clock, &ts);
         return (int64_t)ts.tv_sec * (int64_t)NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static inline int64_t now_monotonic_ns(void) {
+        return clock_now_ns(CLOCK_MONOTONIC);
+}
+
+/* The calling thread's CPU time. */
+static inline int64_t now_thread_cpu_ns(void) {
+        return clock_now_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Create the directory that holds `path` (one level); -errno, 0 if it exists. */

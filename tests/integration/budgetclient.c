@@ -18,34 +18,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rtf/rtai.h"
 #include "rtf/rtf.h"
+#include "sched-attr.h"
+#include "util.h"
 
 #define MS 1000000LL
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Consume `ns` of this thread's CPU time, however long that takes. */
 static void spin_cpu(int64_t ns) {
-        int64_t until = cpu_ns() + ns;
+        int64_t until = now_thread_cpu_ns() + ns;
 
-        while (cpu_ns() < until)
+        while (now_thread_cpu_ns() < until)
                 ;
 }
 
@@ -143,7 +130,7 @@ static int scenario_exhaust(void) {
                 return fail("rtf_task_start_attr", (int) r);
         first_release = s.next_release_ns;
         spin_cpu(6 * MS);
-        job_end = now_ns();
+        job_end = now_monotonic_ns();
         r = rtf_task_wait_period(&s);
         json_object_array_add(rets, json_object_new_int((int) r));
         json_object_object_add(o, "job_ended_after_its_period", json_object_new_boolean(job_end >= first_release));
@@ -258,29 +245,14 @@ static int scenario_rtai(void) {
         return 0;
 }
 
-/* struct sched_attr of the kernel's UAPI: glibc < 2.41 has neither it nor sched_getattr(). */
-struct kernel_sched_attr {
-        uint32_t size;
-        uint32_t sched_policy;
-        uint64_t sched_flags;
-        int32_t sched_nice;
-        uint32_t sched_priority;
-        uint64_t sched_runtime;
-        uint64_t sched_deadline;
-        uint64_t sched_period;
-};
-
-#define KERNEL_SCHED_DEADLINE 6
-#define KERNEL_SCHED_FLAG_DL_OVERRUN 0x04
-
 /* What the kernel applied to this thread: SCHED_DEADLINE, and whether it sends SIGXCPU on overruns. */
 static void add_kernel_state(json_object *o) {
-        struct kernel_sched_attr a = { .size = sizeof(a) };
-        bool ok = syscall(SYS_sched_getattr, 0, &a, (unsigned) sizeof(a), 0U) == 0;
+        struct rtf_sched_attr a = { .size = sizeof(a) };
+        bool ok = rtf_sched_getattr(0, &a, 0) == 0;
 
-        json_object_object_add(o, "sched_deadline", json_object_new_boolean(ok && a.sched_policy == KERNEL_SCHED_DEADLINE));
+        json_object_object_add(o, "sched_deadline", json_object_new_boolean(ok && a.sched_policy == SCHED_DEADLINE));
         json_object_object_add(o, "dl_overrun_flag",
-                               json_object_new_boolean(ok && (a.sched_flags & KERNEL_SCHED_FLAG_DL_OVERRUN)));
+                               json_object_new_boolean(ok && (a.sched_flags & SCHED_FLAG_DL_OVERRUN)));
 }
 
 struct hard_job {

@@ -184,6 +184,32 @@ def test_rtf_latency_text_and_quiet(build, rtfd):
     assert r.returncode == 0 and not any(l.startswith("RTD|") for l in r.stdout.splitlines())
 
 
+def test_rtf_latency_plot(build, rtfd, tmp_path):
+    """--plot runs plot-latency.py on the run's document (tools/common/plot.c):
+    a PNG with matplotlib; without it the script's reason, the file that was
+    not written and exit 1, the measurement still printed."""
+    d = rtfd(FP_ALL)
+    t = tool(build, "rtf-latency")
+    python = os.environ.get("RTF_PYTHON") or "/usr/bin/python3"
+    nompl = tmp_path / "python-without-matplotlib"       # -S: no site-packages, no matplotlib
+    nompl.write_text(f"#!/bin/sh\nexec {python} -S \"$@\"\n")
+    nompl.chmod(0o755)
+    png = tmp_path / "latency.png"
+    r = subprocess.run([t, "-q", "--loops", "50", "--plot", str(png)], capture_output=True, text=True,
+                       env=dict(tool_env(d), RTF_PYTHON=str(nompl)), timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "python3-matplotlib is not installed" in r.stderr and f"--plot: {png} not written" in r.stderr, r.stderr
+    assert any(l.startswith("RTS|rtf") for l in r.stdout.splitlines()), r.stdout
+    assert not png.exists()
+    if subprocess.run([python, "-c", "import matplotlib"], capture_output=True, timeout=60).returncode != 0:
+        pytest.skip(f"python3-matplotlib is not installed for {python}: only the failure was checked")
+    r = subprocess.run([t, "-q", "--loops", "50", "--plot", str(png)], capture_output=True, text=True,
+                       env=dict(tool_env(d), RTF_PYTHON=python), timeout=60)
+    assert r.returncode == 0, r.stderr
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
 def test_rtf_latency_without_rtfd_fails_cleanly(build, tmp_path):
     r = subprocess.run([tool(build, "rtf-latency"), "-d", "1", "--json"], capture_output=True, text=True,
                        env=dict(os.environ, RTF_SOCKET=str(tmp_path / "none.sock")), timeout=30)

@@ -34,3 +34,29 @@ ask() {
         ANSWER=$(sed -n "${N}p" /tmp/cout)
         echo "RTFVM client> $* => $ANSWER"
 }
+
+# The EDF specification both scenarios start with: thread t of the client,
+# admitted on CPU 1 (the partition $PART under $CG), attached, SCHED_DEADLINE,
+# pinned and in the partition.  Its tid is left in $TID.
+check_edf_attached() {
+        ask thread t
+        TID=$(json_num tid "$ANSWER")
+        ask create e period=100000 runtime=10000 deadline=80000
+        check edf_admitted "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(json_num cpu '$ANSWER')\" = 1 ]" "$ANSWER"
+        ask attach e thread:t
+        check edf_attached "[ \"\$(json_num result '$ANSWER')\" = 0 ]" "$ANSWER"
+        check edf_sched_deadline "[ \"\$(policy_of $TID)\" = 6 ]" "policy $(policy_of $TID)"
+        check edf_pinned "[ \"\$(cpus_of $TID)\" = 1 ]" "cpus $(cpus_of $TID)"
+        check edf_in_partition "[ \"$CG\$(cgroup_of $TID)\" = '$PART' ]" "cgroup $(cgroup_of $TID)"
+}
+
+# Before the crash of both scenarios: the client reconnects to the restarted
+# rtfd and thread t ($TID) is SCHED_DEADLINE again, under spec e2.
+check_crash_setup() {
+        ask disconnect          # the connection to the stopped rtfd
+        ask connect
+        ask create e2 period=100000 runtime=10000 deadline=80000
+        ask attach e2 thread:t
+        check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
+                "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+}

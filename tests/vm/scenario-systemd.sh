@@ -15,7 +15,8 @@ PART=$UNIT_CG/rtf/cpu1
 USER_UID=1000
 [ -f /etc/rtf-vm.env ] && . /etc/rtf-vm.env     # ASAN_OPTIONS, UBSAN_OPTIONS of the host
 
-. /checks.sh     # check, policy_of, cpus_of, cgroup_of, json_num, ask (tests/vm/checks.sh)
+. /checks.sh     # check, policy_of, cpus_of, cgroup_of, json_num, ask, check_edf_attached,
+                 # check_crash_setup (tests/vm/checks.sh)
 show() { systemctl show -P "$2" "$1"; }
 
 echo                    # the console line may start with the firmware's escape codes
@@ -59,15 +60,7 @@ ask -w 1200 connect
 check client_connected "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(cgroup_of $CLIENT)\" = '$ORIGIN' ]" \
         "as uid $(sed -n 's/^Uid:[[:space:]]*//p' /proc/$CLIENT/status), cgroup $(cgroup_of $CLIENT)"
 
-ask thread t
-TID=$(json_num tid "$ANSWER")
-ask create e period=100000 runtime=10000 deadline=80000
-check edf_admitted "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(json_num cpu '$ANSWER')\" = 1 ]" "$ANSWER"
-ask attach e thread:t
-check edf_attached "[ \"\$(json_num result '$ANSWER')\" = 0 ]" "$ANSWER"
-check edf_sched_deadline "[ \"\$(policy_of $TID)\" = 6 ]" "policy $(policy_of $TID)"
-check edf_pinned "[ \"\$(cpus_of $TID)\" = 1 ]" "cpus $(cpus_of $TID)"
-check edf_in_partition "[ \"$CG\$(cgroup_of $TID)\" = '$PART' ]" "cgroup $(cgroup_of $TID)"
+check_edf_attached
 check edf_process_in_unit "[ \"\$(cgroup_of $CLIENT)\" = /system.slice/rtfd.service/rtf ] && [ \"\$(cpus_of $CLIENT)\" = 0 ]" \
         "process $(cgroup_of $CLIENT), cpus $(cpus_of $CLIENT)"
 
@@ -99,12 +92,7 @@ check exclusive_cleared "[ -z \"\$(cat $CG/system.slice/cpuset.cpus.exclusive 2>
 # rtfd.service/rtf (status=219/CGROUP); rtfd-recover.service (OnFailure=)
 # moves it to the root cgroup and starts rtfd, which demotes the thread.
 systemctl start rtfd.service
-ask disconnect          # the connection to the stopped rtfd
-ask connect
-ask create e2 period=100000 runtime=10000 deadline=80000
-ask attach e2 thread:t
-check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
-        "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+check_crash_setup
 RTFD=$(show rtfd.service MainPID)
 systemctl kill --kill-who=main -s KILL rtfd.service
 i=0

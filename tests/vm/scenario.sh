@@ -13,7 +13,8 @@ USER_UID=1000
 export LD_LIBRARY_PATH=$RTF/lib
 [ -f /etc/rtf-vm.env ] && . /etc/rtf-vm.env     # ASAN_OPTIONS, UBSAN_OPTIONS of the host
 
-. /checks.sh     # check, policy_of, cpus_of, cgroup_of, json_num, ask (tests/vm/checks.sh)
+. /checks.sh     # check, policy_of, cpus_of, cgroup_of, json_num, ask, check_edf_attached,
+                 # check_crash_setup (tests/vm/checks.sh)
 
 echo                    # the console line may start with the firmware's escape codes
 echo "RTFVM KERNEL $(uname -r) $(cat /proc/version)"
@@ -56,15 +57,7 @@ ask -w 1200 connect
 check client_connected "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(cgroup_of $CLIENT)\" = /user.slice ]" "as uid $(sed -n 's/^Uid:[[:space:]]*//p' /proc/$CLIENT/status)"
 ORIGIN=$(cgroup_of $CLIENT)
 
-ask thread t
-TID=$(json_num tid "$ANSWER")
-ask create e period=100000 runtime=10000 deadline=80000
-check edf_admitted "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(json_num cpu '$ANSWER')\" = 1 ]" "$ANSWER"
-ask attach e thread:t
-check edf_attached "[ \"\$(json_num result '$ANSWER')\" = 0 ]" "$ANSWER"
-check edf_sched_deadline "[ \"\$(policy_of $TID)\" = 6 ]" "policy $(policy_of $TID)"
-check edf_pinned "[ \"\$(cpus_of $TID)\" = 1 ]" "cpus $(cpus_of $TID)"
-check edf_in_partition "[ \"$CG\$(cgroup_of $TID)\" = '$PART' ]" "cgroup $(cgroup_of $TID)"
+check_edf_attached
 check edf_partition_still_root "[ \"\$(cat $PART/cpuset.cpus.partition)\" = root ]" \
         "$(cat $PART/cpuset.cpus.partition)"
 check edf_process_not_pinned "[ \"\$(cpus_of $CLIENT)\" = 0 ] && [ \"\$(cgroup_of $CLIENT)\" != '$ORIGIN' ]" \
@@ -121,12 +114,7 @@ start_rtfd() {
         while [ ! -S $SOCK ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
 }
 start_rtfd
-ask disconnect          # the connection to the stopped rtfd
-ask connect
-ask create e2 period=100000 runtime=10000 deadline=80000
-ask attach e2 thread:t
-check crash_setup "[ \"\$(json_num result '$ANSWER')\" = 0 ] && [ \"\$(policy_of $TID)\" = 6 ]" \
-        "policy $(policy_of $TID), cgroup $(cgroup_of $TID)"
+check_crash_setup
 kill -KILL $RTFD
 wait $RTFD
 check crash_left_partition "[ -d $PART ] && [ \"\$(policy_of $TID)\" = 6 ]" "policy $(policy_of $TID)"

@@ -36,6 +36,8 @@
 #include <rtf/rtf.h>
 #include "child.h"
 #include "envelope.h"
+#include "options.h"
+#include "plot.h"
 #include "protocol.h"
 #include "rtf-config.h"
 #include "sched-attr.h"

@@ -5,40 +5,11 @@
  */
 #include "bench.h"
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
 int output_plot(struct bench *ctx, json_object *doc) {
-        char dir[] = "/tmp/rtf-bench-plot-XXXXXX", data[64], cmd[1024];
-        const char *script = getenv("RTF_PLOT_SCRIPT_BENCH");
-        int r;
+        char buf[4096];
 
-        if (!script)
-                script = RTF_PLOT_DIR "/plot-bench.py";
-        if (access(script, R_OK) != 0)
-                script = RTF_SOURCE_PLOT_DIR "/plot-bench.py";
-        if (!mkdtemp(dir))
-                return -1;
-        snprintf(data, sizeof(data), "%s/bench.json", dir);
-        r = json_object_to_file_ext(data, doc, JSON_C_TO_STRING_PLAIN);
-        if (r >= 0) {
-                snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' '%s'", plot_python(), script, data, ctx->arg.plot);
-                r = system(cmd);
-        }
-        unlink(data);
-        rmdir(dir);
-        if (r != 0) {
-                fprintf(stderr, TOOL ": --plot failed (python3-matplotlib is needed: apt-get install "
-                                "python3-matplotlib)\n");
-                return -1;
-        }
-        return 0;
+        return plot_run(TOOL, plot_script("RTF_PLOT_SCRIPT_BENCH", "plot-bench.py", buf, sizeof(buf)), doc,
+                        ctx->arg.plot);
 }
 
 static json_object *json_cpus(const cpu_set_t *set) {

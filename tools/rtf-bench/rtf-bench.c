@@ -81,12 +81,9 @@ static int parse_list(const char *s, const char *what, uint32_t min, uint32_t ma
         snprintf(buf, sizeof(buf), "%s", s);
         *n = 0;
         for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-                char *end;
-                unsigned long x;
+                uint64_t x;
 
-                errno = 0;
-                x = strtoul(w, &end, 10);
-                if (errno || end == w || *end || w[0] == '-' || x < min || x > max || *n >= MAX_LIST) {
+                if (options_parse_u64(w, min, max, &x) < 0 || *n >= MAX_LIST) {
                         fprintf(stderr, TOOL ": %s: \"%s\" is not a number in %u..%u (at most %d of them)\n", what, w,
                                 min, max, MAX_LIST);
                         return -1;
@@ -253,9 +250,8 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                                 return -1;
                         break;
                 case OPT_SAMPLES:
-                        if (parse_list(optarg, "--samples", 1, 1000000, v, &n) < 0 || n != 1)
+                        if (options_u32(TOOL, "--samples", optarg, 1, 1000000, &ctx->arg.samples) < 0)
                                 return -1;
-                        ctx->arg.samples = v[0];
                         break;
                 case OPT_CPUS:
                         if (parse_list(optarg, "--cpus", 0, (uint32_t)n_cpus - 1, v, &n) < 0 || n != 2) {
@@ -277,7 +273,7 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                 case OPT_HINT:
                         if (strcmp(optarg, "off") == 0) {
                                 ctx->arg.hint_us = -1;
-                        } else if (parse_list(optarg, "--latency-hint", 0, INT32_MAX, v, &n) < 0 || n != 1) {
+                        } else if (options_u32(TOOL, "--latency-hint", optarg, 0, INT32_MAX, &v[0]) < 0) {
                                 return -1;
                         } else {
                                 ctx->arg.hint_us = (int32_t)v[0];
@@ -293,9 +289,8 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                         ctx->arg.spread_periods = true;
                         break;
                 case OPT_DEADLINE:
-                        if (parse_list(optarg, "--deadline-percent", 1, 100, v, &n) < 0 || n != 1)
+                        if (options_u32(TOOL, "--deadline-percent", optarg, 1, 100, &ctx->arg.deadline_percent) < 0)
                                 return -1;
-                        ctx->arg.deadline_percent = v[0];
                         break;
                 case OPT_PLOT:
                         ctx->arg.plot = optarg;
@@ -311,21 +306,19 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                         ctx->arg.force_private = true;
                         break;
                 case OPT_DAEMON_PID:
-                        if (parse_list(optarg, "--daemon-pid", 1, INT32_MAX, v, &n) < 0 || n != 1)
+                        if (options_u32(TOOL, "--daemon-pid", optarg, 1, INT32_MAX, &v[0]) < 0)
                                 return -1;
                         ctx->arg.daemon_pid = (pid_t)v[0];
                         break;
                 case OPT_CONTENTION:
                         ctx->arg.contention_conns = 16;
-                        if (optarg && (parse_list(optarg, "--contention", 1, CONTENTION_CONNS_MAX, v, &n) < 0 || n != 1))
+                        if (optarg && options_u32(TOOL, "--contention", optarg, 1, CONTENTION_CONNS_MAX,
+                                                  &ctx->arg.contention_conns) < 0)
                                 return -1;
-                        if (optarg)
-                                ctx->arg.contention_conns = v[0];
                         break;
                 case OPT_CONTENTION_SPECS:
-                        if (parse_list(optarg, "--contention-specs", 1, 4096, v, &n) < 0 || n != 1)
+                        if (options_u32(TOOL, "--contention-specs", optarg, 1, 4096, &ctx->arg.contention_specs) < 0)
                                 return -1;
-                        ctx->arg.contention_specs = v[0];
                         break;
                 case OPT_CONTENTION_UIDS:
                         if (parse_list(optarg, "--contention-uids", 1, INT32_MAX, v, &n) < 0 || n != 2 || v[0] == v[1]) {
@@ -339,16 +332,14 @@ static int parse_args(struct bench *ctx, int argc, char *argv[]) {
                         help();
                         exit(EXIT_SUCCESS);
                 case OPT_VERSION:
-                        printf(TOOL " " RTF_VERSION "\n");
+                        options_print_version(TOOL);
                         exit(EXIT_SUCCESS);
                 default:
                         return -1;
                 }
         }
-        if (optind < argc) {
-                fprintf(stderr, TOOL ": unexpected argument \"%s\"\n", argv[optind]);
+        if (options_no_operands(TOOL, argc, argv, optind) < 0)
                 return -1;
-        }
         if (ctx->arg.json && ctx->arg.csv) {
                 fprintf(stderr, TOOL ": --json and --csv exclude each other\n");
                 return -1;

@@ -26,20 +26,21 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rtf/rtf.h"
 #include "rtf-config.h"
 #include "envelope.h"
+#include "options.h"
+#include "plot.h"
 #include "sched-trace.h"
+#include "util.h"
 
 #define NS_PER_US 1000LL
 #define TOLERANCE 0.05
@@ -89,20 +90,6 @@ static const struct task_def precision_tasks[] = {
 };
 
 #define N_PRECISION (sizeof(precision_tasks) / sizeof(precision_tasks[0]))
-
-static int64_t mono_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* tau4's stand-in for the MPEG player: a file read and a pipe round trip. */
 struct syscall_load {
@@ -166,10 +153,10 @@ static void *task_main(void *arg) {
         origin = s.next_release_ns - period_ns;
         run->origin_ns = origin;
         end = run->periods ? origin + (int64_t) run->periods * period_ns : origin + run->duration_ns;
-        prev_now = mono_ns();
-        prev_cpu = cpu_ns();
+        prev_now = now_monotonic_ns();
+        prev_cpu = now_thread_cpu_ns();
         for (;;) {
-                int64_t now = mono_ns(), c = cpu_ns(), k;
+                int64_t now = now_monotonic_ns(), c = now_thread_cpu_ns(), k;
 
                 /*
                  * CPU time used since the last look belongs to the window it
@@ -378,68 +365,6 @@ static int plot_check_output(const char *path) {
         return 0;
 }
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-/* The installed script, else the source tree's (a build tree that was not installed). */
-static const char *plot_script(void) {
-        const char *script = getenv("RTF_PLOT_SCRIPT_BUDGET");
-
-        if (script && *script)
-                return script;
-        if (access(RTF_PLOT_DIR "/plot-budget.py", R_OK) == 0)
-                return RTF_PLOT_DIR "/plot-budget.py";
-        return RTF_SOURCE_PLOT_DIR "/plot-budget.py";
-}
-
-/* Run plot-budget.py on the JSON document; the script explains its own failures. */
-static int plot_write(json_object *doc, const char *out) {
-        char dir[] = "/tmp/rtf-budget-plot-XXXXXX", data[64];
-        const char *python = plot_python(), *script = plot_script();
-        char *argv[] = { (char *) python, (char *) script, data, (char *) out, NULL };
-        extern char **environ;
-        pid_t pid;
-        int r, status;
-
-        if (!mkdtemp(dir)) {
-                fprintf(stderr, "rtf-budget: --plot: cannot make a directory in /tmp: %s\n", strerror(errno));
-                return -1;
-        }
-        snprintf(data, sizeof(data), "%s/budget.json", dir);
-        if (json_object_to_file_ext(data, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-                fprintf(stderr, "rtf-budget: --plot: cannot write %s\n", data);
-                r = -1;
-                goto out;
-        }
-        fflush(stdout);
-        r = posix_spawnp(&pid, python, NULL, NULL, argv, environ);
-        if (r != 0) {
-                fprintf(stderr, "rtf-budget: --plot: cannot run %s: %s (set RTF_PYTHON)\n", python, strerror(r));
-                r = -1;
-                goto out;
-        }
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR) {
-                        status = -1;
-                        break;
-                }
-        r = 0;
-        if (status != 0) {
-                fprintf(stderr, "rtf-budget: --plot: %s not written (%s %s failed)\n", out, python, script);
-                r = -1;
-        }
-out:
-        unlink(data);
-        rmdir(dir);
-        return r;
-}
-
 static void usage(FILE *f) {
         fprintf(f,
                 "Usage: rtf-budget [OPTIONS]\n"
@@ -496,8 +421,6 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_REALTIME, &started);
 
         while ((c = getopt_long(argc, argv, "jcp:d:m:h", options, NULL)) >= 0) {
-                char *end;
-
                 switch (c) {
                 case 'j':
                         json = true;
@@ -506,16 +429,11 @@ int main(int argc, char **argv) {
                         csv = true;
                         break;
                 case 'p':
-                case 'd': {
-                        unsigned long v = strtoul(optarg, &end, 10);
-
-                        if (*end || v == 0 || v > 100000) {
-                                fprintf(stderr, "rtf-budget: --%s takes 1..100000\n", c == 'p' ? "periods" : "duration-ms");
+                case 'd':
+                        if (options_u32("rtf-budget", c == 'p' ? "--periods" : "--duration-ms", optarg, 1, 100000,
+                                        c == 'p' ? &periods : &duration_ms) < 0)
                                 return 2;
-                        }
-                        *(c == 'p' ? &periods : &duration_ms) = (unsigned) v;
                         break;
-                }
                 case 'm':
                         do_mode[0] = strcmp(optarg, "hard") == 0 || strcmp(optarg, "both") == 0;
                         do_mode[1] = strcmp(optarg, "soft") == 0 || strcmp(optarg, "both") == 0;
@@ -540,7 +458,7 @@ int main(int argc, char **argv) {
                         usage(stdout);
                         return 0;
                 case OPT_VERSION:
-                        printf("rtf-budget %s\n", RTF_VERSION);
+                        options_print_version("rtf-budget");
                         return 0;
                 default:
                         usage(stderr);
@@ -718,7 +636,14 @@ int main(int argc, char **argv) {
                 }
         }
         /* The measurement is out first: a plot that fails loses nothing but itself. */
-        r = plot && plot_write(doc, plot) < 0 ? 1 : 0;
+        if (plot) {
+                char buf[4096];
+
+                r = plot_run("rtf-budget", plot_script("RTF_PLOT_SCRIPT_BUDGET", "plot-budget.py", buf, sizeof(buf)),
+                             doc, plot) < 0 ? 1 : 0;
+        } else {
+                r = 0;
+        }
         json_object_put(doc);
         for (m = 0; m < 2; m++)
                 for (i = 0; do_mode[m] && i < N_PRECISION; i++) {

@@ -30,6 +30,8 @@
 #include "child.h"
 #include "cyclictest-output.h"
 #include "envelope.h"
+#include "options.h"
+#include "plot.h"
 #include "rtf-config.h"
 #include "stats.h"
 
@@ -378,42 +380,6 @@ static void print_summary(const struct side *s) {
                                 printf("HSD|%s|%6u|%10" PRIu64 "\n", s->name, i, t->buckets[i]);
 }
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-static int write_plot(const struct side *sides, int n_sides, json_object *doc) {
-        char datafile[160], cmd[1024];
-        const char *script = getenv("RTF_PLOT_SCRIPT");
-        int r;
-
-        (void)sides;
-        (void)n_sides;
-        if (!script)
-                script = RTF_PLOT_DIR "/plot-latency.py";
-        if (access(script, R_OK) != 0)
-                script = RTF_SOURCE_PLOT_DIR "/plot-latency.py";
-        snprintf(datafile, sizeof(datafile), "%s/latency.json", workdir);
-        if (json_object_to_file_ext(datafile, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-                fprintf(stderr, TOOL ": cannot write %s\n", datafile);
-                return -1;
-        }
-        snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' '%s'", plot_python(), script, datafile, arg.plot);
-        r = system(cmd);
-        unlink(datafile);
-        if (r != 0) {
-                fprintf(stderr, TOOL ": --plot failed (python3-matplotlib is needed: apt-get install "
-                                "python3-matplotlib)\n");
-                return -1;
-        }
-        return 0;
-}
-
 /* ---- options ---- */
 
 static void help(void) {
@@ -439,20 +405,6 @@ static void help(void) {
                "      --plot=FILE.png      draw the histogram(s), both axes log scale (needs python3-matplotlib)\n"
                "  -h, --help               this text\n"
                "      --version            the version\n");
-}
-
-static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *ret) {
-        char *end;
-        unsigned long v;
-
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-                fprintf(stderr, TOOL ": %s must be a number in %u..%u, not \"%s\"\n", what, min, max, s);
-                return -1;
-        }
-        *ret = (uint32_t)v;
-        return 0;
 }
 
 static int parse_seconds(const char *s, const char *what, double *ret) {
@@ -500,18 +452,18 @@ static int parse_args(int argc, char *argv[]) {
 
                 switch (c) {
                 case 'p':
-                        if (parse_u32(optarg, "--period", 100, 10000000, &arg.period_us) < 0)
+                        if (options_u32(TOOL, "--period", optarg, 100, 10000000, &arg.period_us) < 0)
                                 return -1;
                         break;
                 case 'P':
-                        if (parse_u32(optarg, "--priority", 1, 99, &arg.priority) < 0)
+                        if (options_u32(TOOL, "--priority", optarg, 1, 99, &arg.priority) < 0)
                                 return -1;
                         break;
                 case 's':
                         arg.scheduler = optarg;
                         break;
                 case 'r':
-                        if (parse_u32(optarg, "--runtime", 1, 10000000, &arg.runtime_us) < 0)
+                        if (options_u32(TOOL, "--runtime", optarg, 1, 10000000, &arg.runtime_us) < 0)
                                 return -1;
                         break;
                 case 'd':
@@ -519,7 +471,7 @@ static int parse_args(int argc, char *argv[]) {
                                 return -1;
                         break;
                 case 'l':
-                        if (parse_u32(optarg, "--loops", 1, UINT32_MAX, &v) < 0)
+                        if (options_u32(TOOL, "--loops", optarg, 1, UINT32_MAX, &v) < 0)
                                 return -1;
                         arg.loops = v;
                         break;
@@ -527,7 +479,7 @@ static int parse_args(int argc, char *argv[]) {
                         arg.quiet = true;
                         break;
                 case 'H':
-                        if (parse_u32(optarg, "--histogram-us", 1, HIST_MAX_BUCKETS, &arg.hist_us) < 0)
+                        if (options_u32(TOOL, "--histogram-us", optarg, 1, HIST_MAX_BUCKETS, &arg.hist_us) < 0)
                                 return -1;
                         break;
                 case OPT_PRINT_HIST:
@@ -558,7 +510,7 @@ static int parse_args(int argc, char *argv[]) {
                 case OPT_HINT:
                         if (strcmp(optarg, "off") == 0)
                                 arg.hint_us = -1;
-                        else if (parse_u32(optarg, "--latency-hint", 0, INT32_MAX, &v) < 0)
+                        else if (options_u32(TOOL, "--latency-hint", optarg, 0, INT32_MAX, &v) < 0)
                                 return -1;
                         else
                                 arg.hint_us = (int32_t)v;
@@ -573,17 +525,13 @@ static int parse_args(int argc, char *argv[]) {
                         help();
                         exit(EXIT_SUCCESS);
                 case OPT_VERSION:
-                        printf(TOOL " " RTF_VERSION "\n");
+                        options_print_version(TOOL);
                         exit(EXIT_SUCCESS);
                 default:
                         return -1;
                 }
         }
-        if (optind < argc) {
-                fprintf(stderr, TOOL ": unexpected argument \"%s\"\n", argv[optind]);
-                return -1;
-        }
-        return 0;
+        return options_no_operands(TOOL, argc, argv, optind) < 0 ? -1 : 0;
 }
 
 /* On failure `why` says why, for the text and the JSON output alike. */
@@ -733,14 +681,13 @@ out:
                                        ratio(hist_percentile_ns(a, 0.99), hist_percentile_ns(b, 0.99)));
                 json_object_object_add(doc, "ratio_max", ratio(a->max_ns, b->max_ns));
         }
-        if (arg.plot && rc == EXIT_SUCCESS && workdir[0] == '\0') {
-                /* helpers_stop() removed the directory; the plot needs one for its data. */
-                snprintf(workdir, sizeof(workdir), "/tmp/rtf-latency-XXXXXX");
-                if (!mkdtemp(workdir))
-                        workdir[0] = '\0';
+        if (arg.plot && rc == EXIT_SUCCESS) {
+                char buf[4096];
+
+                if (plot_run(TOOL, plot_script("RTF_PLOT_SCRIPT", "plot-latency.py", buf, sizeof(buf)), doc,
+                             arg.plot) < 0)
+                        rc = EXIT_FAILURE;
         }
-        if (arg.plot && rc == EXIT_SUCCESS && (workdir[0] == '\0' || write_plot(sides, n_sides, doc) < 0))
-                rc = EXIT_FAILURE;
         if (workdir[0]) {
                 rmdir(workdir);
                 workdir[0] = '\0';

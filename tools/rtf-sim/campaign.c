@@ -226,6 +226,20 @@ static void gen_request(struct gen *g, const struct host *h, uint32_t i, double 
         rq->runtime_us = gen_unit(g) < 0.2 ? 0 : c;
 }
 
+/* The named configuration with its plugins loaded and o's whole-machine check; nothing held on failure. */
+static int campaign_open(const struct campaign_options *o, const char *name, struct host *h) {
+        int r;
+
+        r = campaign_config(name, h);
+        if (r < 0)
+                return r;
+        h->veto = o->veto;
+        r = host_open(h, o->plugin_dir);
+        if (r < 0)
+                host_close(h);
+        return r;
+}
+
 int campaign_check(const struct campaign_options *o, const char *name, json_object *out) {
         struct host h;
         struct gen g = { o->seed };
@@ -235,13 +249,8 @@ int campaign_check(const struct campaign_options *o, const char *name, json_obje
         json_object *misses = json_object_new_array();
         int r, found = 0;
 
-        r = campaign_config(name, &h);
-        if (r < 0)
-                return r;
-        h.veto = o->veto;
-        r = host_open(&h, o->plugin_dir);
+        r = campaign_open(o, name, &h);
         if (r < 0) {
-                host_close(&h);
                 json_object_put(misses);
                 return r;
         }
@@ -405,13 +414,8 @@ int campaign_scenario(const struct campaign_options *o, const char *name, json_o
                 json_object_put(seq);
                 return -EINVAL;
         }
-        r = campaign_config(name, &h);
-        if (r < 0)
-                return r;
-        h.veto = o->veto;
-        r = host_open(&h, o->plugin_dir);
+        r = campaign_open(o, name, &h);
         if (r < 0) {
-                host_close(&h);
                 json_object_put(seq);
                 return r;
         }

@@ -24,6 +24,27 @@ static const uint64_t curve_periods[] = {
         1000, 2000, 4000, 5000, 8000, 10000, 20000, 25000, 40000, 50000, 100000, 200000,
 };
 
+/*
+ * A random task of utilisation u, as every curve draws it: a period of
+ * curve_periods, a runtime of at least 2 us and at most the period (u is
+ * capped at one CPU's worth: UUniFast over two CPUs may give a task more),
+ * and for half of the tasks a deadline in the later half of the slack.
+ */
+static struct host_request curve_task(struct gen *g, double u) {
+        uint64_t t = curve_periods[gen_range(g, 0, sizeof(curve_periods) / sizeof(curve_periods[0]) - 1)];
+        uint64_t c = (uint64_t)llround((u > 1.0 ? 1.0 : u) * (double)t);
+        struct host_request rq;
+
+        if (c < 2)
+                c = 2;
+        if (c > t)
+                c = t;
+        rq = (struct host_request) { .period_us = t, .runtime_us = c };
+        if (gen_unit(g) < 0.5)
+                rq.deadline_us = gen_range(g, c + (t - c) / 2, t);
+        return rq;
+}
+
 /* Create every task of the set on instance 0; admitted if all are; released again. */
 static bool plugin_admits(struct host *h, const struct host_request *rq, size_t n) {
         bool all = true;
@@ -110,19 +131,8 @@ int campaign_curves(const struct campaign_options *o, const char *plugin, json_o
                         bool a_def, a_one, a_exact, a_paper;
 
                         gen_uunifast(&g, CURVE_TASKS, target, u);
-                        for (size_t i = 0; i < CURVE_TASKS; i++) {
-                                uint64_t t = curve_periods[gen_range(&g, 0, sizeof(curve_periods) /
-                                                                                sizeof(curve_periods[0]) - 1)];
-                                uint64_t c = (uint64_t)llround(u[i] * (double)t);
-
-                                if (c < 2)
-                                        c = 2;
-                                if (c > t)
-                                        c = t;
-                                rq[i] = (struct host_request) { .period_us = t, .runtime_us = c };
-                                if (gen_unit(&g) < 0.5)
-                                        rq[i].deadline_us = gen_range(&g, c + (t - c) / 2, t);
-                        }
+                        for (size_t i = 0; i < CURVE_TASKS; i++)
+                                rq[i] = curve_task(&g, u[i]);
                         a_def = plugin_admits(&def, rq, CURVE_TASKS);
                         a_one = plugin_admits(&one, rq, CURVE_TASKS);
                         a_exact = exact_admits(edf, rq, CURVE_TASKS);
@@ -239,19 +249,8 @@ int campaign_curves2(const struct campaign_options *o, const char *plugin, json_
                         bool exact;
 
                         gen_uunifast(&g, CURVE2_TASKS, target, u);
-                        for (size_t i = 0; i < CURVE2_TASKS; i++) {
-                                uint64_t t = curve_periods[gen_range(&g, 0, sizeof(curve_periods) /
-                                                                                sizeof(curve_periods[0]) - 1)];
-                                uint64_t c = (uint64_t)llround((u[i] > 1.0 ? 1.0 : u[i]) * (double)t);
-
-                                if (c < 2)
-                                        c = 2;
-                                if (c > t)
-                                        c = t;
-                                rq[i] = (struct host_request) { .period_us = t, .runtime_us = c };
-                                if (gen_unit(&g) < 0.5)
-                                        rq[i].deadline_us = gen_range(&g, c + (t - c) / 2, t);
-                        }
+                        for (size_t i = 0; i < CURVE2_TASKS; i++)
+                                rq[i] = curve_task(&g, u[i]);
                         exact = exact_partition_exists(edf, rq, CURVE2_TASKS);
                         n_exact += exact;
                         tot_exact += exact;

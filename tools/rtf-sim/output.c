@@ -5,9 +5,9 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "output.h"
+#include "plot.h"
 
 static int64_t get_int(json_object *o, const char *key) {
         json_object *v;
@@ -149,38 +149,8 @@ void output_curves2_text(FILE *f, json_object *res) {
                 (long long)get_int(res, "plugin_admitted_unschedulable"));
 }
 
-/* Debian's python3-matplotlib lives with /usr/bin/python3, whatever python3 is first in PATH. */
-static const char *plot_python(void) {
-        const char *p = getenv("RTF_PYTHON");
-
-        if (p && *p)
-                return p;
-        return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
 int output_plot(json_object *doc, const char *prefix) {
-        char dir[] = "/tmp/rtf-sim-plot-XXXXXX", data[64], cmd[1024];
-        const char *script = getenv("RTF_PLOT_SCRIPT_SIM");
-        int r;
+        char buf[4096];
 
-        if (!script)
-                script = RTF_PLOT_DIR "/plot-sim.py";
-        if (access(script, R_OK) != 0)
-                script = RTF_SOURCE_PLOT_DIR "/plot-sim.py";
-        if (!mkdtemp(dir))
-                return -1;
-        snprintf(data, sizeof(data), "%s/sim.json", dir);
-        r = json_object_to_file_ext(data, doc, JSON_C_TO_STRING_PLAIN);
-        if (r >= 0) {
-                snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' '%s'", plot_python(), script, data, prefix);
-                r = system(cmd);
-        }
-        unlink(data);
-        rmdir(dir);
-        if (r != 0) {
-                fprintf(stderr, "rtf-sim: --plot failed (python3-matplotlib is needed: apt-get install "
-                                "python3-matplotlib)\n");
-                return -1;
-        }
-        return 0;
+        return plot_run("rtf-sim", plot_script("RTF_PLOT_SCRIPT_SIM", "plot-sim.py", buf, sizeof(buf)), doc, prefix);
 }

@@ -14,6 +14,7 @@
 
 #include "campaign.h"
 #include "envelope.h"
+#include "options.h"
 #include "output.h"
 #include "rtf-config.h"
 
@@ -73,21 +74,6 @@ enum {
         OPT_VERSION, OPT_EXPECT_MISS,
 };
 
-static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *ret) {
-        char *end;
-        unsigned long long v;
-
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (*s < '0' || *s > '9' || *end || errno || v < min || v > max) {
-                fprintf(stderr, TOOL ": %s=%s: expected an integer in %llu..%llu\n", what, s,
-                        (unsigned long long)min, (unsigned long long)max);
-                return -EINVAL;
-        }
-        *ret = v;
-        return 0;
-}
-
 static const char *default_plugin_dir(void) {
         const char *env = getenv("RTF_PLUGINDIR");
         char probe[4096];
@@ -143,20 +129,20 @@ int main(int argc, char *argv[]) {
                         arg = optarg;
                         break;
                 case OPT_SETS:
-                        if (parse_u64(optarg, "--sets", 1, 100000000, &o.sets) < 0)
+                        if (options_u64(TOOL, "--sets", optarg, 1, 100000000, &o.sets) < 0)
                                 return 2;
                         break;
                 case OPT_SEED:
-                        if (parse_u64(optarg, "--seed", 0, UINT64_MAX, &o.seed) < 0)
+                        if (options_u64(TOOL, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
                                 return 2;
                         break;
                 case OPT_HORIZON:
-                        if (parse_u64(optarg, "--horizon-ms", 1, 3600000, &v) < 0)
+                        if (options_u64(TOOL, "--horizon-ms", optarg, 1, 3600000, &v) < 0)
                                 return 2;
                         o.horizon_us = v * 1000;
                         break;
                 case OPT_CURVE_SETS:
-                        if (parse_u64(optarg, "--curve-sets", 1, 1000000, &v) < 0)
+                        if (options_u64(TOOL, "--curve-sets", optarg, 1, 1000000, &v) < 0)
                                 return 2;
                         o.curve_sets = (uint32_t)v;
                         break;
@@ -185,7 +171,7 @@ int main(int argc, char *argv[]) {
                         usage(stdout);
                         return 0;
                 case OPT_VERSION:
-                        printf(TOOL " %s\n", RTF_VERSION);
+                        options_print_version(TOOL);
                         return 0;
                 default:
                         usage(stderr);
