@@ -135,19 +135,24 @@ struct rtf_task_params params(uint64_t period, uint64_t runtime, uint64_t des_ru
         };
 }
 
+/* Schedules `d` for t with parameters p, as rtfd does after an accept or change; t takes the decision. */
+static void schedule(const struct rtf_plugin_ops *ops, void *st, struct rtf_plugin_task *t,
+                     const struct rtf_task_params *p, const struct rtf_plugin_decision *d) {
+        t->params = *p;
+        CHECK_EQ(ops->schedule(st, t, d), 0);
+        CHECK_EQ(t->core, d->core);
+        CHECK_EQ(t->priority, d->priority);
+        CHECK_EQ(t->accepted_runtime_us, d->accepted_runtime_us);
+}
+
 int create(const struct rtf_plugin_ops *ops, void *st, struct rtf_plugin_task *t, struct rtf_task_params p,
            struct rtf_plugin_decision *d) {
         int v;
 
         *t = (struct rtf_plugin_task) { .id = ++next_id, .core = -1 };
         v = ops->accept(st, &p, d);
-        if (v <= RTF_PLUGIN_NO)
-                return v;
-        t->params = p;
-        CHECK_EQ(ops->schedule(st, t, d), 0);
-        CHECK_EQ(t->core, d->core);
-        CHECK_EQ(t->priority, d->priority);
-        CHECK_EQ(t->accepted_runtime_us, d->accepted_runtime_us);
+        if (v > RTF_PLUGIN_NO)
+                schedule(ops, st, t, &p, d);
         return v;
 }
 
@@ -158,28 +163,20 @@ int change(const struct rtf_plugin_ops *ops, void *st, struct rtf_plugin_task *t
         if (v <= RTF_PLUGIN_NO)
                 return v;
         ops->release(st, t);
-        t->params = p;
-        CHECK_EQ(ops->schedule(st, t, d), 0);
-        CHECK_EQ(t->core, d->core);
-        CHECK_EQ(t->priority, d->priority);
-        CHECK_EQ(t->accepted_runtime_us, d->accepted_runtime_us);
+        schedule(ops, st, t, &p, d);
         return v;
 }
 
 void rollback(const struct rtf_plugin_ops *ops, void *st, struct rtf_plugin_task *t,
               const struct rtf_plugin_task *old) {
-        struct rtf_plugin_decision d = {
+        const struct rtf_plugin_decision d = {
                 .core = old->core,
                 .priority = old->priority,
                 .accepted_runtime_us = old->accepted_runtime_us,
         };
 
         ops->release(st, t);
-        t->params = old->params;
-        CHECK_EQ(ops->schedule(st, t, &d), 0);
-        CHECK_EQ(t->core, old->core);
-        CHECK_EQ(t->priority, old->priority);
-        CHECK_EQ(t->accepted_runtime_us, old->accepted_runtime_us);
+        schedule(ops, st, t, &old->params, &d);
 }
 
 double core_util(const struct rtf_plugin_ops *ops, void *st, uint32_t core) {
@@ -196,6 +193,10 @@ uint32_t core_tasks(const struct rtf_plugin_ops *ops, void *st, uint32_t core) {
         return cs.tasks;
 }
 
+int host_init(const struct rtf_plugin_ops *ops, const struct rtf_plugin_config *c, void **ret_state) {
+        host_reset();
+        return ops->init(&th.host, c, ret_state);
+}
 
 void check_bad_options(const struct rtf_plugin_ops *ops, const char *const *opts, uint32_t n, uint32_t lo,
                        uint32_t hi) {
@@ -203,8 +204,7 @@ void check_bad_options(const struct rtf_plugin_ops *ops, const char *const *opts
         struct rtf_plugin_config c = config("BAD", lo, hi, cpus, NULL, 1, opts, n);
         void *st = NULL;
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), -EINVAL);
+        CHECK_EQ(host_init(ops, &c, &st), -EINVAL);
         CHECK(st == NULL);
         CHECK(th.n_log > 0);
 }

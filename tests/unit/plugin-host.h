@@ -60,6 +60,9 @@ void rollback(const struct rtf_plugin_ops *ops, void *st, struct rtf_plugin_task
 double core_util(const struct rtf_plugin_ops *ops, void *st, uint32_t core);
 uint32_t core_tasks(const struct rtf_plugin_ops *ops, void *st, uint32_t core);
 
+/* An instance on a fresh host (host_reset()): ops->init()'s result. */
+int host_init(const struct rtf_plugin_ops *ops, const struct rtf_plugin_config *c, void **ret_state);
+
 /* init must fail (and say why) for these option lists. */
 void check_bad_options(const struct rtf_plugin_ops *ops, const char *const *opts, uint32_t n, uint32_t lo,
                        uint32_t hi);

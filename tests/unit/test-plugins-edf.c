@@ -20,8 +20,7 @@ static void test_edf_partitioned(const struct rtf_plugin_ops *ops) {
         struct rtf_sched_setting set;
         void *st = NULL;
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         if (!st)
                 return;
         CHECK(logged("EDF1: 2 partitioned CPUs"));
@@ -143,8 +142,7 @@ static void test_edf_global(const struct rtf_plugin_ops *ops) {
         struct rtf_sched_setting set;
         void *st = NULL;
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         if (!st)
                 return;
         CHECK(logged("global EDF"));
@@ -177,8 +175,7 @@ static void test_edf_global(const struct rtf_plugin_ops *ops) {
 
         /* no partition information at all: global too */
         c.partitioned = NULL;
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK(logged("global EDF"));
         ops->fini(st);
 }
@@ -211,8 +208,7 @@ static void test_edf_global_max(const struct rtf_plugin_ops *ops) {
         unsigned seed = 12345, mismatches = 0;
         void *st = NULL;
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         if (!st)
                 return;
         for (int step = 0; step < 3000; step++) {
@@ -292,14 +288,12 @@ static void test_edf_options(const struct rtf_plugin_ops *ops) {
         host_reset();
         th.host.version = RTF_PLUGIN_ABI_VERSION + 1;
         CHECK_EQ(ops->init(&th.host, &c, &st), -EINVAL);
-        host_reset();
         c.n_cpus = 0;
-        CHECK_EQ(ops->init(&th.host, &c, &st), -EINVAL);
+        CHECK_EQ(host_init(ops, &c, &st), -EINVAL);
         c.n_cpus = 2;
 
         /* max_tasks per core */
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &t[0], params(1000, 10, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[1], params(1000, 10, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[2], params(1000, 10, 0, 0, 0, 0), &dec), RTF_PLUGIN_NO);

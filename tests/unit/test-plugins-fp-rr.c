@@ -23,12 +23,10 @@ static void test_fp(const struct rtf_plugin_ops *ops) {
 
                 check_bad_options(ops, bad[0], 1, 1, 99);
         }
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &(struct rtf_plugin_config[]) { config("FPX", 0, 99, cpus, NULL, 2, NULL, 0) }[0], &st),
+        CHECK_EQ(host_init(ops, &(struct rtf_plugin_config[]) { config("FPX", 0, 99, cpus, NULL, 2, NULL, 0) }[0], &st),
                  -EINVAL);
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         if (!st)
                 return;
         CHECK_EQ(create(ops, st, &p10, params(0, 0, 0, 0, 10, 0), &dec), RTF_PLUGIN_OK);
@@ -109,8 +107,7 @@ static void test_fp(const struct rtf_plugin_ops *ops) {
 
         /* the full range keeps requests as they are */
         c = config("FP2", 1, 99, cpus, NULL, 2, NULL, 0);
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &p10, params(0, 0, 0, 0, 17, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(p10.priority, 17);
         CHECK_EQ(create(ops, st, &p20, params(0, 0, 0, 0, 99, 0), &dec), RTF_PLUGIN_OK);
@@ -129,8 +126,7 @@ static void test_rr(const struct rtf_plugin_ops *ops) {
         void *st = NULL;
 
         CHECK(strcmp(ops->name, "RR") == 0);
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &a, params(0, 0, 0, 0, 80, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(a.priority, 50);
         CHECK_EQ(create(ops, st, &b, params(0, 0, 0, 0, 90, 0), &dec), RTF_PLUGIN_OK);

@@ -27,8 +27,7 @@ static void test_rm(const struct rtf_plugin_ops *ops) {
                 for (size_t i = 0; i < ELEMS(ranges); i++) {
                         struct rtf_plugin_config r = config("RMX", ranges[i][0], ranges[i][1], cpus, NULL, 2, NULL, 0);
 
-                        host_reset();
-                        CHECK_EQ(ops->init(&th.host, &r, &st), -EINVAL);
+                        CHECK_EQ(host_init(ops, &r, &st), -EINVAL);
                         CHECK(logged("priority range"));
                 }
         }
@@ -39,8 +38,7 @@ static void test_rm(const struct rtf_plugin_ops *ops) {
                 check_bad_options(ops, bad[1], 1, 1, 99);
         }
 
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         if (!st)
                 return;
 
@@ -135,8 +133,7 @@ static void test_rm_analysis(const struct rtf_plugin_ops *ops) {
         void *st = NULL;
 
         /* (2,5), (4,7): U = 0.97 but R = 8 > 7 */
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &t[0], params(5, 2, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[1], params(7, 4, 0, 0, 0, 0), &dec), RTF_PLUGIN_NO);
         CHECK(strstr(dec.reason, "miss its deadline") != NULL);
@@ -161,8 +158,7 @@ static void test_rm_analysis(const struct rtf_plugin_ops *ops) {
 
         /* the least loaded core fails the RTA, the next one takes the task */
         c = config("RM3", 1, 99, two, NULL, 2, util1, 1);
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &t[0], params(5, 2, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[1], params(100, 41, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(t[0].core, 0);
@@ -186,8 +182,7 @@ static void test_rm_analysis(const struct rtf_plugin_ops *ops) {
          * with the shared priority (3,20) delays (1,4) to 6 > 4.
          */
         c = config("RM4", 20, 21, one, NULL, 1, NULL, 0);
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &t[0], params(3, 1, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[1], params(20, 3, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(t[0].priority, 21);
@@ -211,8 +206,7 @@ static void test_rm_analysis(const struct rtf_plugin_ops *ops) {
         ops->fini(st);
 
         c = config("RM5", 20, 22, one, NULL, 1, util1, 1);
-        host_reset();
-        CHECK_EQ(ops->init(&th.host, &c, &st), 0);
+        CHECK_EQ(host_init(ops, &c, &st), 0);
         CHECK_EQ(create(ops, st, &t[0], params(3, 1, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[1], params(20, 3, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
         CHECK_EQ(create(ops, st, &t[2], params(4, 1, 0, 0, 0, 0), &dec), RTF_PLUGIN_OK);
