@@ -201,7 +201,11 @@ int fixture_start_with(struct fixture *fx, const char *config, const char *polic
                 abort();
         r = manager_new(&o, &fake_ops, &fx->k, &fx->ev, &fx->mgr);
         CHECK_EQ(r, 0);
-        return r;
+        if (r < 0)
+                return r;
+        fx->root = (struct owner){ .uid = 0, .pid = 1 };
+        owner_init(fx, &fx->root);
+        return 0;
 }
 
 int fixture_start(struct fixture *fx, const char *config, const struct limits *limits) {
@@ -209,6 +213,7 @@ int fixture_start(struct fixture *fx, const char *config, const struct limits *l
 }
 
 void fixture_stop(struct fixture *fx) {
+        manager_owner_gone(fx->mgr, &fx->root);         /* a second time is a no-op */
         fx->mgr = manager_free(fx->mgr);
         event_dispatch(&fx->ev, 0);
         event_done(&fx->ev);

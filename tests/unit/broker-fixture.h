@@ -52,6 +52,7 @@ struct fixture {
         struct event_loop ev;
         struct fake_kernel k;
         struct manager *mgr;
+        struct owner root;      /* a connection of uid 0, gone at fixture_stop() at the latest */
 };
 
 /* A policy for uid 65534 (nobody): EDF up to 0.5 of the CPU in all, RM never. */

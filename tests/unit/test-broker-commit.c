@@ -20,7 +20,6 @@
  * one in the middle of the commit.
  */
 static void test_commit_defers_updates(void) {
-        struct owner root = { .uid = 0, .pid = 1 };
         struct manager_result res;
         struct rtf_task_params a = edf(1000, 10000), b = edf(1000, 20000), fast = edf(1000, 5000);
         struct fake_thread *ta, *tb;
@@ -31,14 +30,13 @@ static void test_commit_defers_updates(void) {
 
         if (fixture_start_with(&fx, "RM RM.so 50-89 0\n", "", NULL) < 0)
                 return;
-        owner_init(&fx, &root);
         ta = fake_spawn(&fx.k, 500, 0);
         tb = fake_spawn(&fx.k, 501, 0);
-        CHECK_EQ(manager_create(fx.mgr, &root, &a, "", &res), RTF_OK);
-        CHECK_EQ(manager_attach(fx.mgr, &root, res.id, 500, &res), RTF_OK);
-        CHECK_EQ(manager_create(fx.mgr, &root, &b, "", &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &a, "", &res), RTF_OK);
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, res.id, 500, &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &b, "", &res), RTF_OK);
         id_b = res.id;
-        CHECK_EQ(manager_attach(fx.mgr, &root, id_b, 501, &res), RTF_OK);
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, id_b, 501, &res), RTF_OK);
         prio_a = ta->setting.priority;
         prio_b = tb->setting.priority;
         CHECK(prio_a > prio_b);         /* rate-monotonic: the shorter period ranks higher */
@@ -46,18 +44,18 @@ static void test_commit_defers_updates(void) {
 
         fx.k.fail_apply = -EPERM;
         fx.k.fail_apply_times = 1;
-        CHECK_EQ(manager_change(fx.mgr, &root, id_b, &fast, "", &res), -EPERM);
+        CHECK_EQ(manager_change(fx.mgr, &fx.root, id_b, &fast, "", &res), -EPERM);
         CHECK_EQ(ta->setting.priority, prio_a);
         CHECK_EQ(tb->setting.priority, prio_b);
         CHECK(ta->applies <= applies_a + 1);
 
         /* The same change, committed: A moves down once, B gets the top. */
         applies_a = ta->applies;
-        CHECK_EQ(manager_change(fx.mgr, &root, id_b, &fast, "", &res), RTF_OK);
+        CHECK_EQ(manager_change(fx.mgr, &fx.root, id_b, &fast, "", &res), RTF_OK);
         CHECK(tb->setting.priority > ta->setting.priority);
         CHECK(ta->setting.priority < prio_a);
         CHECK_EQ(ta->applies, applies_a + 1);
-        manager_owner_gone(fx.mgr, &root);
+        manager_owner_gone(fx.mgr, &fx.root);
         CHECK_EQ(ta->setting.policy, RTF_POLICY_OTHER);
         fixture_stop(&fx);
 }
@@ -91,7 +89,6 @@ static int veto_4000(void *userdata, const struct manager_machine *m, char *reas
 }
 
 static void test_machine_veto(void) {
-        struct owner root = { .uid = 0, .pid = 1 };
         struct manager_result res;
         struct rtf_task_params small = edf(3000, 10000), refused = edf(4000, 10000), big = edf(5000, 10000);
         struct veto_seen seen = { 0 };
@@ -101,31 +98,29 @@ static void test_machine_veto(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
-        owner_init(&fx, &root);
         manager_set_veto(fx.mgr, veto_4000, &seen);
         t = fake_spawn(&fx.k, 600, 0);
-        CHECK_EQ(manager_create(fx.mgr, &root, &small, "", &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &small, "", &res), RTF_OK);
         id = res.id;
         CHECK_EQ(seen.calls, 1);
         CHECK_EQ(seen.n_instances, 2);
         CHECK(strcmp(seen.first_instance, "EDF") == 0);
         CHECK_EQ(seen.n_tasks, 1);
         CHECK_EQ(seen.n_tentative, 1);
-        CHECK_EQ(manager_attach(fx.mgr, &root, id, 600, &res), RTF_OK);
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, id, 600, &res), RTF_OK);
         /* Refused by the veto: rolled back, the plugin holds nothing of it. */
-        CHECK_EQ(manager_create(fx.mgr, &root, &refused, "", &res), RTF_SCHEDULE_FAIL);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &refused, "", &res), RTF_SCHEDULE_FAIL);
         CHECK(strstr(res.reason, "whole machine: 4000 us does not fit") != NULL);
         CHECK_EQ(seen.n_tasks, 2);
         CHECK_EQ(list(fx.mgr).n, 1);
-        CHECK_EQ(manager_create(fx.mgr, &root, &big, "", &res), RTF_OK);       /* 0.3 + 0.5 fits */
-        CHECK_EQ(manager_release(fx.mgr, &root, res.id, &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &big, "", &res), RTF_OK);       /* 0.3 + 0.5 fits */
+        CHECK_EQ(manager_release(fx.mgr, &fx.root, res.id, &res), RTF_OK);
         /* A change refused by the veto keeps the old parameters and setting. */
-        CHECK_EQ(manager_change(fx.mgr, &root, id, &refused, "", &res), RTF_SCHEDULE_FAIL);
+        CHECK_EQ(manager_change(fx.mgr, &fx.root, id, &refused, "", &res), RTF_SCHEDULE_FAIL);
         CHECK_EQ(list(fx.mgr).params[0].runtime_us, 3000);
         CHECK_EQ(t->setting.runtime_ns, 3000000);
-        CHECK_EQ(manager_change(fx.mgr, &root, id, &big, "", &res), RTF_OK);
+        CHECK_EQ(manager_change(fx.mgr, &fx.root, id, &big, "", &res), RTF_OK);
         CHECK_EQ(t->setting.runtime_ns, 5000000);
-        manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
 
@@ -158,7 +153,6 @@ static int veto_layout_check(void *userdata, const struct manager_machine *m, ch
 
 /* 64 creates over two instances, interleaved, every fifth followed by a release from the middle. */
 static void test_machine_veto_layout(void) {
-        struct owner root = { .uid = 0, .pid = 1 };
         struct veto_layout seen = { 0 };
         struct manager_result res;
         struct fixture fx;
@@ -167,23 +161,21 @@ static void test_machine_veto_layout(void) {
 
         if (fixture_start(&fx, CONFIG, NULL) < 0)
                 return;
-        owner_init(&fx, &root);
         manager_set_veto(fx.mgr, veto_layout_check, &seen);
         for (uint32_t i = 0; i < 64; i++) {
                 struct rtf_task_params p = i % 3 ? prio(1 + i % 80) : edf(10, 100000);
 
                 p.flags |= RTF_PARAM_HAS_SCHEDULER;
-                CHECK_EQ(manager_create(fx.mgr, &root, &p, i % 3 ? "FP" : "EDF", &res), RTF_OK);
+                CHECK_EQ(manager_create(fx.mgr, &fx.root, &p, i % 3 ? "FP" : "EDF", &res), RTF_OK);
                 ids[live++] = res.id;
                 CHECK(seen.n_tasks == live && seen.n_tentative == 1);
                 if (i % 5 == 4) {
-                        CHECK_EQ(manager_release(fx.mgr, &root, ids[live / 2], &res), RTF_OK);
+                        CHECK_EQ(manager_release(fx.mgr, &fx.root, ids[live / 2], &res), RTF_OK);
                         memmove(&ids[live / 2], &ids[live / 2 + 1], (live - live / 2 - 1) * sizeof(ids[0]));
                         live--;
                 }
         }
         CHECK(seen.calls == 64 && seen.bad == 0);
-        manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
 

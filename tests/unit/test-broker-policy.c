@@ -91,7 +91,7 @@ static void test_policy_and_limits(void) {
 
 /* The request rate per uid: a second connection buys no more. */
 static void test_rate_per_uid(void) {
-        struct owner a = { .uid = 65534, .pid = 10 }, b = { .uid = 65534, .pid = 11 }, root = { .uid = 0 };
+        struct owner a = { .uid = 65534, .pid = 10 }, b = { .uid = 65534, .pid = 11 };
         struct limits lim = LIMITS_DEFAULT;
         struct fixture fx;
         unsigned allowed = 0;
@@ -102,17 +102,15 @@ static void test_rate_per_uid(void) {
                 return;
         owner_init(&fx, &a);
         owner_init(&fx, &b);
-        owner_init(&fx, &root);
         for (int i = 0; i < 4; i++)
                 allowed += manager_user_rate_allows(fx.mgr, &a);
         for (int i = 0; i < 4; i++)
                 allowed += manager_user_rate_allows(fx.mgr, &b);
         CHECK_EQ(allowed, 5);
         for (int i = 0; i < 20; i++)
-                CHECK(manager_user_rate_allows(fx.mgr, &root));
+                CHECK(manager_user_rate_allows(fx.mgr, &fx.root));
         manager_owner_gone(fx.mgr, &a);
         manager_owner_gone(fx.mgr, &b);
-        manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
 
@@ -122,7 +120,7 @@ static void test_rate_per_uid(void) {
  * maps a requested 10 into its range 50-89.  Both are refused, and rolled back.
  */
 static void test_policy_on_granted(void) {
-        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 }, root = { .uid = 0 };
+        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 };
         struct rtf_task_params rm = edf(1000, 10000), fp = prio(10);
         struct manager_result res;
         struct fixture fx;
@@ -131,7 +129,6 @@ static void test_policy_on_granted(void) {
                                "nobody RM max_priority 60\nnobody FP max_priority 20\n", NULL) < 0)
                 return;
         owner_init(&fx, &a);
-        owner_init(&fx, &root);
         rm.flags |= RTF_PARAM_HAS_SCHEDULER;
         fp.flags |= RTF_PARAM_HAS_SCHEDULER;
         CHECK_EQ(manager_create(fx.mgr, &a, &rm, "RM", &res), RTF_ACL_FAIL);
@@ -140,19 +137,18 @@ static void test_policy_on_granted(void) {
         CHECK(strstr(res.reason, "max_priority 20") != NULL);
         CHECK_EQ(list(fx.mgr).n, 0);
         /* Rolled back: root gets the very same grants. */
-        CHECK_EQ(manager_create(fx.mgr, &root, &rm, "RM", &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &rm, "RM", &res), RTF_OK);
         CHECK_EQ(res.priority, 89);
-        CHECK_EQ(manager_create(fx.mgr, &root, &fp, "FP", &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &fp, "FP", &res), RTF_OK);
         CHECK_EQ(res.priority, 50);
         CHECK_EQ(list(fx.mgr).n, 2);
         manager_owner_gone(fx.mgr, &a);
-        manager_owner_gone(fx.mgr, &root);
         fixture_stop(&fx);
 }
 
 /* The latency hint is a property of the policy: root keeps it, others only where a rule grants it. */
 static void test_latency_hint(void) {
-        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 }, root = { .uid = 0 };
+        struct owner a = { .uid = 65534, .gid = 65534, .pid = 10 };
         struct rtf_task_params p = edf(1000, 10000);
         struct manager_result res;
         uint64_t on_edf, on_fp;
@@ -162,7 +158,6 @@ static void test_latency_hint(void) {
                                "nobody FP max_priority 40\n", NULL) < 0)
                 return;
         owner_init(&fx, &a);
-        owner_init(&fx, &root);
         fake_spawn(&fx.k, 700, 65534);
         fake_spawn(&fx.k, 701, 65534);
         fake_spawn(&fx.k, 702, 0);
@@ -180,10 +175,10 @@ static void test_latency_hint(void) {
         CHECK_EQ(manager_detach(fx.mgr, &a, on_edf, &res), RTF_OK);
         CHECK(!fx.k.hint);              /* the FP thread alone does not hold it */
         /* Root: as before, any attached thread holds it. */
-        CHECK_EQ(manager_create(fx.mgr, &root, &p, "", &res), RTF_OK);
-        CHECK_EQ(manager_attach(fx.mgr, &root, res.id, 702, &res), RTF_OK);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &p, "", &res), RTF_OK);
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, res.id, 702, &res), RTF_OK);
         CHECK(fx.k.hint);
-        manager_owner_gone(fx.mgr, &root);
+        manager_owner_gone(fx.mgr, &fx.root);
         CHECK(!fx.k.hint);
         manager_owner_gone(fx.mgr, &a);
         fixture_stop(&fx);
