@@ -71,12 +71,9 @@ const struct acl_lookup acl_fake_lookup = { .user = fake_user, .group = fake_gro
 
 int parse_n(const char *text, size_t len, struct acl_policy *ret) {
         struct acl_policy sentinel, pol;
-        char *copy = malloc(len ? len : 1);
+        char *copy = test_copy_exact(text, len);
         int r;
 
-        if (!copy)
-                abort();
-        memcpy(copy, text, len);
         memset(&sentinel, 0x5A, sizeof(sentinel));
         pol = sentinel;
         memset(acl_err, 'x', sizeof(acl_err) - 1);

@@ -34,3 +34,10 @@ extern unsigned test_checks, test_failures;
         } while (0)
 
 int test_done(void);
+
+/*
+ * A heap copy of exactly `len` bytes, without a terminating NUL, so that
+ * AddressSanitizer catches a parser that reads past the end; aborts when out
+ * of memory.  Freed with free().
+ */
+char *test_copy_exact(const char *text, size_t len);

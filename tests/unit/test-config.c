@@ -19,12 +19,9 @@ static char err[512];
  */
 static int parse_n(const char *text, size_t len, uint32_t n_cpus, struct rtf_config *ret) {
         struct rtf_config sentinel, c;
-        char *copy = malloc(len ? len : 1);
+        char *copy = test_copy_exact(text, len);
         int r;
 
-        if (!copy)
-                abort();
-        memcpy(copy, text, len);
         memset(&sentinel, 0x5A, sizeof(sentinel));
         c = sentinel;
         err[0] = '\0';
