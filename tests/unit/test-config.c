@@ -40,6 +40,15 @@ static int parse(const char *text, uint32_t n_cpus, struct rtf_config *ret) {
         return parse_n(text, strlen(text), n_cpus, ret);
 }
 
+/* Appends "PREFIX<i>SUFFIX" for i = 0 .. n-1: as many items as a limit allows. */
+static void append_n(char *text, size_t size, const char *prefix, const char *suffix, int n) {
+        for (int i = 0; i < n; i++) {
+                size_t len = strlen(text);
+
+                snprintf(text + len, size - len, "%s%d%s", prefix, i, suffix);
+        }
+}
+
 static bool str_eq(const char *a, const char *b) {
         return a && b && strcmp(a, b) == 0;
 }
@@ -306,12 +315,7 @@ static void test_columns_and_options(void) {
 
         /* At most RTF_CONFIG_MAX_OPTIONS options. */
         char text[512] = "A a.so 1 0";
-        for (int i = 0; i < RTF_CONFIG_MAX_OPTIONS; i++) {
-                char opt[16];
-
-                snprintf(opt, sizeof(opt), " o%d=%d", i, i);
-                strcat(text, opt);
-        }
+        append_n(text, sizeof(text), " o", "=1", RTF_CONFIG_MAX_OPTIONS);
         strcat(text, "\n");
         CHECK_EQ(parse(text, 1, &c), 0);
         if (c.n_plugins == 1)
@@ -373,12 +377,7 @@ static void test_settings(void) {
         EXPECT_ERROR("set x 1\n", 1, 0, "no plugin configured");
 
         char text[8192] = "A a.so 1 0\n";
-        for (int i = 0; i < RTF_CONFIG_MAX_SETTINGS; i++) {
-                char line[32];
-
-                snprintf(line, sizeof(line), "set k%d %d\n", i, i);
-                strcat(text, line);
-        }
+        append_n(text, sizeof(text), "set k", " 1\n", RTF_CONFIG_MAX_SETTINGS);
         EXPECT_OK(text, 1);
         strcat(text, "set one_more 1\n");
         EXPECT_ERROR(text, 1, RTF_CONFIG_MAX_SETTINGS + 2, "too many settings");
@@ -460,12 +459,7 @@ static void test_limits(void) {
         static char text[RTF_CONFIG_MAX_PLUGINS * 32 + 64];
 
         text[0] = '\0';
-        for (int i = 0; i < RTF_CONFIG_MAX_PLUGINS; i++) {
-                char line[32];
-
-                snprintf(line, sizeof(line), "P%d p.so 1 0\n", i);
-                strcat(text, line);
-        }
+        append_n(text, sizeof(text), "P", " p.so 1 0\n", RTF_CONFIG_MAX_PLUGINS);
         EXPECT_OK(text, 1);
         strcat(text, "one_more p.so 1 0\n");
         EXPECT_ERROR(text, 1, RTF_CONFIG_MAX_PLUGINS + 1, "too many plugins");
