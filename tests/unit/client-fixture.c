@@ -44,25 +44,24 @@ void peer_set(enum peer_mode mode, const struct rtf_msg_reply *reply) {
         pthread_mutex_unlock(&peer.lock);
 }
 
-struct rtf_msg peer_last(unsigned *ret_requests) {
+/* A message the peer keeps, and the count that goes with it, read under its lock. */
+static struct rtf_msg peer_read(const struct rtf_msg *msg, const unsigned *count, unsigned *ret_count) {
         struct rtf_msg m;
 
         pthread_mutex_lock(&peer.lock);
-        m = peer.last;
-        if (ret_requests)
-                *ret_requests = peer.requests;
+        m = *msg;
+        if (ret_count)
+                *ret_count = *count;
         pthread_mutex_unlock(&peer.lock);
         return m;
 }
 
-struct rtf_msg peer_last_report(unsigned *ret_reports) {
-        struct rtf_msg m;
+struct rtf_msg peer_last(unsigned *ret_requests) {
+        return peer_read(&peer.last, &peer.requests, ret_requests);
+}
 
-        pthread_mutex_lock(&peer.lock);
-        m = peer.last_report;
-        *ret_reports = peer.reports;
-        pthread_mutex_unlock(&peer.lock);
-        return m;
+struct rtf_msg peer_last_report(unsigned *ret_reports) {
+        return peer_read(&peer.last_report, &peer.reports, ret_reports);
 }
 
 void peer_release(void) {
@@ -72,22 +71,21 @@ void peer_release(void) {
         pthread_mutex_unlock(&peer.lock);
 }
 
-unsigned peer_hung_up(void) {
+static unsigned peer_count(const unsigned *count) {
         unsigned n;
 
         pthread_mutex_lock(&peer.lock);
-        n = peer.hung_up;
+        n = *count;
         pthread_mutex_unlock(&peer.lock);
         return n;
 }
 
-unsigned peer_accepted(void) {
-        unsigned n;
+unsigned peer_hung_up(void) {
+        return peer_count(&peer.hung_up);
+}
 
-        pthread_mutex_lock(&peer.lock);
-        n = peer.accepted;
-        pthread_mutex_unlock(&peer.lock);
-        return n;
+unsigned peer_accepted(void) {
+        return peer_count(&peer.accepted);
 }
 
 static void peer_send(int fd, const struct rtf_msg *m) {
