@@ -62,20 +62,27 @@ void updates_clear(void) {
         th.n_updated = 0;
 }
 
-static const struct rtf_plugin_ops *load(const char *file, void **ret_dl) {
+/* The built plugin `file` from $RTF_BUILD_PLUGINDIR, or NULL with the reason on stderr. */
+static void *plugin_dlopen(const char *file) {
         const char *dir = getenv("RTF_BUILD_PLUGINDIR");
+        char path[4096];
+        void *dl;
+
+        snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", file);
+        dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!dl)
+                fprintf(stderr, "# %s\n", dlerror());
+        return dl;
+}
+
+static const struct rtf_plugin_ops *load(const char *file, void **ret_dl) {
         const struct rtf_plugin_ops *ops;
         rtf_plugin_entry_fn entry;
-        char path[4096];
-        void *dl, *sym;
+        void *dl = plugin_dlopen(file), *sym;
 
-        snprintf(path, sizeof(path), "%s/%s", dir, file);
-        dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         CHECK(dl != NULL);
-        if (!dl) {
-                fprintf(stderr, "# %s\n", dlerror());
+        if (!dl)
                 return NULL;
-        }
         /* ISO C has no cast from object to function pointer; POSIX guarantees the copy. */
         sym = dlsym(dl, RTF_PLUGIN_ENTRY_NAME);
         CHECK(sym != NULL);
@@ -207,6 +214,36 @@ void check_bad_options(const struct rtf_plugin_ops *ops, const char *const *opts
         CHECK_EQ(host_init(ops, &c, &st), -EINVAL);
         CHECK(st == NULL);
         CHECK(th.n_log > 0);
+}
+
+int plugin_instance_load(struct plugin_instance *in, const char *file) {
+        rtf_plugin_entry_fn entry;
+        void *sym;
+
+        *in = (struct plugin_instance){ .dl = plugin_dlopen(file) };
+        if (!in->dl)
+                return -ENOENT;
+        sym = dlsym(in->dl, RTF_PLUGIN_ENTRY_NAME);
+        memcpy(&entry, &sym, sizeof(entry));
+        in->ops = sym ? entry(RTF_PLUGIN_ABI_VERSION) : NULL;
+        if (!in->ops) {
+                dlclose(in->dl);
+                *in = (struct plugin_instance){ 0 };
+                return -ENOENT;
+        }
+        return 0;
+}
+
+int plugin_instance_init(struct plugin_instance *in, const struct rtf_plugin_config *c) {
+        return host_init(in->ops, c, &in->state);
+}
+
+void plugin_instance_close(struct plugin_instance *in) {
+        if (in->state)
+                in->ops->fini(in->state);
+        if (in->dl)
+                dlclose(in->dl);
+        *in = (struct plugin_instance){ 0 };
 }
 
 int plugin_tests_run(const struct plugin_test *tests, size_t n) {

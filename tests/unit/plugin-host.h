@@ -67,6 +67,20 @@ int host_init(const struct rtf_plugin_ops *ops, const struct rtf_plugin_config *
 void check_bad_options(const struct rtf_plugin_ops *ops, const char *const *opts, uint32_t n, uint32_t lo,
                        uint32_t hi);
 
+/* A plugin loaded and made an instance of, outside plugin_tests_run(). */
+struct plugin_instance {
+        void *dl;
+        const struct rtf_plugin_ops *ops;
+        void *state;
+};
+
+/* Loads `file` from $RTF_BUILD_PLUGINDIR: 0, or -ENOENT with the reason on stderr. */
+int plugin_instance_load(struct plugin_instance *in, const char *file);
+/* An instance on a fresh host (host_init()): ops->init()'s result. */
+int plugin_instance_init(struct plugin_instance *in, const struct rtf_plugin_config *c);
+/* Its fini() if it has a state, and the library unloaded. */
+void plugin_instance_close(struct plugin_instance *in);
+
 struct plugin_test {
         const char *file, *name;
         void (*test)(const struct rtf_plugin_ops *ops);
