@@ -109,20 +109,9 @@ struct acl_policy parse_ok(const char *text, const char *src_file, int src_line)
 void expect_error_r(const char *text, size_t len, int expected, unsigned line, const char *what,
                     const char *src_file, int src_line) {
         struct acl_policy pol;
-        char prefix[64];
-        int r;
+        int r = parse_n(text, len, &pol);
 
-        r = parse_n(text, len, &pol);
-        if (line > 0)
-                snprintf(prefix, sizeof(prefix), FILENAME ":%u: ", line);
-        else
-                snprintf(prefix, sizeof(prefix), FILENAME ": ");
-        if (r != expected || strncmp(acl_err, prefix, strlen(prefix)) != 0 || !strstr(acl_err, what))
-                fprintf(stderr, "%s:%d: got r=%d err=\"%s\", expected \"%s...%s...\"\n",
-                        src_file, src_line, r, acl_err, prefix, what);
-        CHECK_EQ(r, expected);
-        CHECK(strncmp(acl_err, prefix, strlen(prefix)) == 0);
-        CHECK(strstr(acl_err, what) != NULL);
+        check_parse_error(r, expected, acl_err, FILENAME, line, what, src_file, src_line);
         if (r >= 0)
                 acl_policy_deinit(&pol);
 }

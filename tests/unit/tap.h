@@ -41,3 +41,11 @@ int test_done(void);
  * of memory.  Freed with free().
  */
 char *test_copy_exact(const char *text, size_t len);
+
+/*
+ * Checks a parser's refusal: its result `r` is `expected`, and its message
+ * `err` reads "FILE:LINE: ..." ("FILE: ..." for line 0) and contains `what`;
+ * otherwise says what it got, at the test's src_file:src_line.
+ */
+void check_parse_error(int r, int expected, const char *err, const char *file, unsigned line, const char *what,
+                       const char *src_file, int src_line);

@@ -67,20 +67,9 @@ static bool cpus_are(const struct rtf_config_plugin *p, const uint32_t *cpus, ui
  */
 static void expect_error(const char *text, uint32_t n_cpus, unsigned line, const char *what, int src_line) {
         struct rtf_config c;
-        char prefix[64];
-        int r;
+        int r = parse(text, n_cpus, &c);
 
-        r = parse(text, n_cpus, &c);
-        if (line > 0)
-                snprintf(prefix, sizeof(prefix), FILENAME ":%u: ", line);
-        else
-                snprintf(prefix, sizeof(prefix), FILENAME ": ");
-        if (r != -EINVAL || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
-                fprintf(stderr, "test-config.c:%d: got r=%d err=\"%s\", expected \"%s...%s...\"\n",
-                        src_line, r, err, prefix, what);
-        CHECK_EQ(r, -EINVAL);
-        CHECK(strncmp(err, prefix, strlen(prefix)) == 0);
-        CHECK(strstr(err, what) != NULL);
+        check_parse_error(r, -EINVAL, err, FILENAME, line, what, __FILE__, src_line);
         if (r >= 0)
                 rtf_config_deinit(&c);
 }
