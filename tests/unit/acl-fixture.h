@@ -22,8 +22,8 @@ extern const struct acl_lookup acl_fake_lookup;
 /* The message of the last parse. */
 extern char acl_err[512];
 
-/* How many names the fake name service was asked for. */
-unsigned acl_lookups(void);
+/* main(): runs each test, and checks that the fake name service was asked. */
+int acl_tests_run(void (*const *tests)(void), size_t n);
 
 /*
  * Parses from a heap copy of exactly `len` bytes, without a terminating NUL,

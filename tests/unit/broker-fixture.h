@@ -9,6 +9,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -59,8 +60,8 @@ struct fixture {
 #define POLICY "nobody EDF max_utilization 0.5\nnobody FP max_priority 40\n"
 #define CONFIG "EDF EDF.so 100-100 0\nFP FP.so 1-89 0\n"
 
-/* Without $RTF_BUILD_PLUGINDIR there is nothing to test: says so. */
-bool fixture_no_plugins(void);
+/* main(): runs each test, or skips (77) without $RTF_BUILD_PLUGINDIR and says why. */
+int broker_tests_run(void (*const *tests)(void), size_t n);
 void write_file(const char *path, const char *text);
 /* A broker over the fake kernel with these files (limits NULL: the defaults); fixture_start(): POLICY. */
 int fixture_start_with(struct fixture *fx, const char *config, const char *policy, const struct limits *limits);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client-fixture.h"
+#include "tap.h"
 
 #define PEER_CONNS_MAX 16
 
@@ -256,7 +257,7 @@ static int peer_listen(void) {
         return -pthread_create(&peer.thread, NULL, peer_main, NULL);
 }
 
-int peer_start(void) {
+static int peer_start(void) {
         char timeout[16];
         int r;
 
@@ -273,7 +274,7 @@ int peer_start(void) {
         return 0;
 }
 
-void peer_stop(void) {
+static void peer_stop(void) {
         (void) write(peer.stop[1], "x", 1);
         pthread_join(peer.thread, NULL);
         close(peer.stop[0]);
@@ -302,4 +303,13 @@ void make_params(struct rtf_params *p, uint64_t period) {
         rtf_params_init(p);
         rtf_params_set_period(p, period);
         rtf_params_set_runtime(p, period / 10);
+}
+
+int peer_tests_run(void (*const *tests)(void), size_t n) {
+        if (peer_start() < 0)
+                return 77;
+        for (size_t i = 0; i < n; i++)
+                tests[i]();
+        peer_stop();
+        return test_done();
 }

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "protocol.h"
@@ -31,12 +32,12 @@ enum peer_mode {
 };
 
 /*
- * Starts the peer in a private directory and points librtf at it
- * (RTF_SOCKET, RTF_TIMEOUT_MS); a SIGPIPE kills the test, as the library must
- * never raise one.  On failure says why the test is skipped.
+ * main(): starts the peer in a private directory, points librtf at it
+ * (RTF_SOCKET, RTF_TIMEOUT_MS) and runs each test; a SIGPIPE kills the test,
+ * as the library must never raise one.  Skips (77) when it cannot listen, and
+ * says why.
  */
-int peer_start(void);
-void peer_stop(void);
+int peer_tests_run(void (*const *tests)(void), size_t n);
 /* The peer's directory and socket. */
 const char *peer_dir(void);
 const char *peer_path(void);

@@ -16,7 +16,6 @@
 #include "rtf/rtf-plugin.h"
 #include "rtf/rtf.h"
 
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
 #define MAX_LOG 128
 #define MAX_UPDATES 128
 #define CHECK_NEAR(a, b) CHECK((a) > (b) - 1e-6 && (a) < (b) + 1e-6)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
+
 extern unsigned test_checks, test_failures;
 
 #define CHECK(cond) do {                                                        \

@@ -284,13 +284,10 @@ static void test_latency_hint(void) {
 }
 
 int main(void) {
-        test_check_boundaries();
-        test_undeclared();
-        test_default_deny();
-        test_groups();
-        test_plugins();
-        test_ignore_admission();
-        test_latency_hint();
-        CHECK(acl_lookups() > 0);
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_check_boundaries, test_undeclared, test_default_deny, test_groups, test_plugins,
+                test_ignore_admission, test_latency_hint,
+        };
+
+        return acl_tests_run(tests, ELEMS(tests));
 }

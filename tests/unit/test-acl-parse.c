@@ -323,12 +323,9 @@ static void test_value_boundaries(void) {
 
 /* ---- evaluation ---- */
 int main(void) {
-        test_listing3();
-        test_syntax();
-        test_limits();
-        test_duplicates();
-        test_min_max();
-        test_value_boundaries();
-        CHECK(acl_lookups() > 0);
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_listing3, test_syntax, test_limits, test_duplicates, test_min_max, test_value_boundaries,
+        };
+
+        return acl_tests_run(tests, ELEMS(tests));
 }

@@ -265,12 +265,9 @@ static void test_reload(void) {
 }
 
 int main(void) {
-        if (fixture_no_plugins())
-                return 77;
-        test_choice();
-        test_attach();
-        test_kernel_failures();
-        test_watchdog_owners();
-        test_reload();
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_choice, test_attach, test_kernel_failures, test_watchdog_owners, test_reload,
+        };
+
+        return broker_tests_run(tests, ELEMS(tests));
 }

@@ -180,10 +180,9 @@ static void test_machine_veto_layout(void) {
 }
 
 int main(void) {
-        if (fixture_no_plugins())
-                return 77;
-        test_commit_defers_updates();
-        test_machine_veto();
-        test_machine_veto_layout();
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_commit_defers_updates, test_machine_veto, test_machine_veto_layout,
+        };
+
+        return broker_tests_run(tests, ELEMS(tests));
 }

@@ -185,11 +185,9 @@ static void test_latency_hint(void) {
 }
 
 int main(void) {
-        if (fixture_no_plugins())
-                return 77;
-        test_policy_and_limits();
-        test_rate_per_uid();
-        test_policy_on_granted();
-        test_latency_hint();
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_policy_and_limits, test_rate_per_uid, test_policy_on_granted, test_latency_hint,
+        };
+
+        return broker_tests_run(tests, ELEMS(tests));
 }

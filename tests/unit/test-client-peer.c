@@ -255,12 +255,9 @@ static void test_concurrent(void) {
 }
 
 int main(void) {
-        if (peer_start() < 0)
-                return 77;
-        test_connect_failures();
-        test_broken_peer();
-        test_scripted();
-        test_concurrent();
-        peer_stop();
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_connect_failures, test_broken_peer, test_scripted, test_concurrent,
+        };
+
+        return peer_tests_run(tests, ELEMS(tests));
 }

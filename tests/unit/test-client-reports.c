@@ -174,10 +174,9 @@ static void test_fork(void) {
 }
 
 int main(void) {
-        if (peer_start() < 0)
-                return 77;
-        test_fork();
-        test_reports();
-        peer_stop();
-        return test_done();
+        static void (*const tests[])(void) = {
+                test_fork, test_reports,
+        };
+
+        return peer_tests_run(tests, ELEMS(tests));
 }
