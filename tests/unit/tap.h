@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A minimal test harness: CHECK() records a failure with file:line and goes
- * on; test_done() prints a summary and returns the exit code.
+ * on; test_done() prints a summary and returns the exit code.  The counters
+ * live in tap.c, linked into every test, so that a check in a fixture shared
+ * by several tests (acl-fixture.c, ...) counts like one in the test itself.
  */
 #pragma once
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static unsigned test_checks, test_failures;
+#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
+
+extern unsigned test_checks, test_failures;
 
 #define CHECK(cond) do {                                                        \
                 test_checks++;                                                  \
@@ -30,7 +35,19 @@ static unsigned test_checks, test_failures;
                 }                                                               \
         } while (0)
 
-static inline int test_done(void) {
-        fprintf(stderr, "%u checks, %u failed\n", test_checks, test_failures);
-        return test_failures ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int test_done(void);
+
+/*
+ * A heap copy of exactly `len` bytes, without a terminating NUL, so that
+ * AddressSanitizer catches a parser that reads past the end; aborts when out
+ * of memory.  Freed with free().
+ */
+char *test_copy_exact(const char *text, size_t len);
+
+/*
+ * Checks a parser's refusal: its result `r` is `expected`, and its message
+ * `err` reads "FILE:LINE: ..." ("FILE: ..." for line 0) and contains `what`;
+ * otherwise says what it got, at the test's src_file:src_line.
+ */
+void check_parse_error(int r, int expected, const char *err, const char *file, unsigned line, const char *what,
+                       const char *src_file, int src_line);

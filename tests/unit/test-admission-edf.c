@@ -7,7 +7,6 @@
 #include "admission/admission.h"
 #include "tap.h"
 
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
 #define U(x) ((uint64_t)((x) * 1e9 + 0.5)) /* exact for the decimals used here */
 
 static void test_utilisation(void) {

@@ -9,8 +9,6 @@
 #include "admission/admission.h"
 #include "tap.h"
 
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
-
 /* The core load of a set of (C, T, D) triples. */
 static struct adm_fp_load load_of(const uint64_t (*set)[3], size_t n) {
         struct adm_fp_load total = { 0 }, one;

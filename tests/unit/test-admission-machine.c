@@ -4,18 +4,14 @@
  * issue 11 that every plugin admits on its own (checked here against the
  * built plugins) and that the machine as a whole cannot schedule.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "admission/machine.h"
-#include "rtf/rtf-plugin.h"
-#include "rtf/rtf.h"
+#include "plugin-host.h"
 #include "tap.h"
-
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
 static const bool no_partition[2] = { false, false };
 static const bool both_partitioned[2] = { true, true };
@@ -58,61 +54,22 @@ static int check(const struct adm_machine_host *h, const struct adm_machine_task
 
 /* ---- the real plugins, to show each admits its part ----------------------- */
 
-static void host_log(void *data, int level, const char *fmt, ...) {
-}
-
-static void host_task_updated(void *data, struct rtf_plugin_task *task) {
-}
-
-static const struct rtf_plugin_host plugin_host = {
-        .version = RTF_PLUGIN_ABI_VERSION,
-        .size = sizeof(struct rtf_plugin_host),
-        .log = host_log,
-        .task_updated = host_task_updated,
-};
-
-struct instance {
-        void *dl;
-        const struct rtf_plugin_ops *ops;
-        void *state;
-};
-
-static int instance_open(struct instance *in, const char *file, uint32_t cpu, uint32_t prio,
+/* One instance of `file` on one CPU; prio 100 is EDF's range, else prio..99. */
+static int instance_open(struct plugin_instance *in, const char *file, uint32_t cpu, uint32_t prio,
                          const bool *partitioned) {
-        const char *dir = getenv("RTF_BUILD_PLUGINDIR");
         const uint32_t cpus[1] = { cpu };
-        rtf_plugin_entry_fn entry;
-        char path[4096];
-        void *sym;
-        struct rtf_plugin_config cfg = {
-                .size = sizeof(cfg), .n_cpus = 1, .instance = file, .prio_min = prio,
-                .prio_max = prio == 100 ? 100 : 99, .cpus = cpus, .partitioned = partitioned,
-        };
+        struct rtf_plugin_config cfg = config(file, prio, prio == 100 ? 100 : 99, cpus, partitioned, 1, NULL, 0);
 
-        snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", file);
-        in->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!in->dl)
+        if (plugin_instance_load(in, file) < 0)
                 return -ENOENT;
-        sym = dlsym(in->dl, RTF_PLUGIN_ENTRY_NAME);
-        memcpy(&entry, &sym, sizeof(entry));
-        in->ops = entry(RTF_PLUGIN_ABI_VERSION);
-        return in->ops->init(&plugin_host, &cfg, &in->state);
+        return plugin_instance_init(in, &cfg);
 }
 
-static void instance_close(struct instance *in) {
-        in->ops->fini(in->state);
-        dlclose(in->dl);
-}
-
-static int admit(struct instance *in, struct rtf_plugin_task *t, uint64_t period, uint64_t runtime) {
+static int admit(struct plugin_instance *in, struct rtf_plugin_task *t, uint64_t period, uint64_t runtime) {
         struct rtf_plugin_decision d;
         int v;
 
-        *t = (struct rtf_plugin_task) {
-                .params = { .flags = RTF_PARAM_HAS_PERIOD | RTF_PARAM_HAS_RUNTIME,
-                            .period_us = period, .runtime_us = runtime },
-                .core = -1,
-        };
+        *t = (struct rtf_plugin_task) { .params = params(period, runtime, 0, 0, 0, 0), .core = -1 };
         v = in->ops->accept(in->state, &t->params, &d);
         if (v == RTF_PLUGIN_OK)
                 CHECK_EQ(in->ops->schedule(in->state, t, &d), 0);
@@ -124,7 +81,7 @@ static void test_two_edf_without_partitions(void) {
         struct adm_machine_host h = host(no_partition);
         struct adm_machine_task set[] = { dl(0, -1, 1000, 850), dl(1, -1, 100, 40), dl(1, -1, 100, 40) };
         struct adm_machine_verdict v;
-        struct instance e0, e1;
+        struct plugin_instance e0, e1;
         struct rtf_plugin_task t[3];
 
         /* Each instance, alone, admits its part. */
@@ -138,8 +95,8 @@ static void test_two_edf_without_partitions(void) {
                 e1.ops->release(e1.state, &t[2]);
                 e1.ops->release(e1.state, &t[1]);
                 e0.ops->release(e0.state, &t[0]);
-                instance_close(&e0);
-                instance_close(&e1);
+                plugin_instance_close(&e0);
+                plugin_instance_close(&e1);
         } else
                 CHECK(!"EDF.so loads");
 
@@ -187,7 +144,7 @@ static void test_edf_and_rm_without_partitions(void) {
         struct adm_machine_host h = host(no_partition);
         struct adm_machine_task set[] = { dl(0, -1, 1000, 900), fifo(1, 1, 99, 10000, 5000, 0) };
         struct adm_machine_verdict v;
-        struct instance e, rm;
+        struct plugin_instance e, rm;
         struct rtf_plugin_task t[2];
         char why[256];
 
@@ -198,8 +155,8 @@ static void test_edf_and_rm_without_partitions(void) {
                 CHECK_EQ(t[1].priority, 99);
                 rm.ops->release(rm.state, &t[1]);
                 e.ops->release(e.state, &t[0]);
-                instance_close(&e);
-                instance_close(&rm);
+                plugin_instance_close(&e);
+                plugin_instance_close(&rm);
         } else
                 CHECK(!"EDF.so and RM.so load");
 

@@ -5,8 +5,6 @@
 #include "admission/admission.h"
 #include "tap.h"
 
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
-
 static void check_map(const uint32_t *keys, uint32_t n, uint32_t lo, uint32_t hi, int outcome,
                       const uint32_t *want) {
         uint32_t got[ADM_PRIO_KEYS];

@@ -19,12 +19,9 @@ static char err[512];
  */
 static int parse_n(const char *text, size_t len, uint32_t n_cpus, struct rtf_config *ret) {
         struct rtf_config sentinel, c;
-        char *copy = malloc(len ? len : 1);
+        char *copy = test_copy_exact(text, len);
         int r;
 
-        if (!copy)
-                abort();
-        memcpy(copy, text, len);
         memset(&sentinel, 0x5A, sizeof(sentinel));
         c = sentinel;
         err[0] = '\0';
@@ -41,6 +38,15 @@ static int parse_n(const char *text, size_t len, uint32_t n_cpus, struct rtf_con
 
 static int parse(const char *text, uint32_t n_cpus, struct rtf_config *ret) {
         return parse_n(text, strlen(text), n_cpus, ret);
+}
+
+/* Appends "PREFIX<i>SUFFIX" for i = 0 .. n-1: as many items as a limit allows. */
+static void append_n(char *text, size_t size, const char *prefix, const char *suffix, int n) {
+        for (int i = 0; i < n; i++) {
+                size_t len = strlen(text);
+
+                snprintf(text + len, size - len, "%s%d%s", prefix, i, suffix);
+        }
 }
 
 static bool str_eq(const char *a, const char *b) {
@@ -61,20 +67,9 @@ static bool cpus_are(const struct rtf_config_plugin *p, const uint32_t *cpus, ui
  */
 static void expect_error(const char *text, uint32_t n_cpus, unsigned line, const char *what, int src_line) {
         struct rtf_config c;
-        char prefix[64];
-        int r;
+        int r = parse(text, n_cpus, &c);
 
-        r = parse(text, n_cpus, &c);
-        if (line > 0)
-                snprintf(prefix, sizeof(prefix), FILENAME ":%u: ", line);
-        else
-                snprintf(prefix, sizeof(prefix), FILENAME ": ");
-        if (r != -EINVAL || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
-                fprintf(stderr, "test-config.c:%d: got r=%d err=\"%s\", expected \"%s...%s...\"\n",
-                        src_line, r, err, prefix, what);
-        CHECK_EQ(r, -EINVAL);
-        CHECK(strncmp(err, prefix, strlen(prefix)) == 0);
-        CHECK(strstr(err, what) != NULL);
+        check_parse_error(r, -EINVAL, err, FILENAME, line, what, __FILE__, src_line);
         if (r >= 0)
                 rtf_config_deinit(&c);
 }
@@ -309,12 +304,7 @@ static void test_columns_and_options(void) {
 
         /* At most RTF_CONFIG_MAX_OPTIONS options. */
         char text[512] = "A a.so 1 0";
-        for (int i = 0; i < RTF_CONFIG_MAX_OPTIONS; i++) {
-                char opt[16];
-
-                snprintf(opt, sizeof(opt), " o%d=%d", i, i);
-                strcat(text, opt);
-        }
+        append_n(text, sizeof(text), " o", "=1", RTF_CONFIG_MAX_OPTIONS);
         strcat(text, "\n");
         CHECK_EQ(parse(text, 1, &c), 0);
         if (c.n_plugins == 1)
@@ -376,12 +366,7 @@ static void test_settings(void) {
         EXPECT_ERROR("set x 1\n", 1, 0, "no plugin configured");
 
         char text[8192] = "A a.so 1 0\n";
-        for (int i = 0; i < RTF_CONFIG_MAX_SETTINGS; i++) {
-                char line[32];
-
-                snprintf(line, sizeof(line), "set k%d %d\n", i, i);
-                strcat(text, line);
-        }
+        append_n(text, sizeof(text), "set k", " 1\n", RTF_CONFIG_MAX_SETTINGS);
         EXPECT_OK(text, 1);
         strcat(text, "set one_more 1\n");
         EXPECT_ERROR(text, 1, RTF_CONFIG_MAX_SETTINGS + 2, "too many settings");
@@ -463,12 +448,7 @@ static void test_limits(void) {
         static char text[RTF_CONFIG_MAX_PLUGINS * 32 + 64];
 
         text[0] = '\0';
-        for (int i = 0; i < RTF_CONFIG_MAX_PLUGINS; i++) {
-                char line[32];
-
-                snprintf(line, sizeof(line), "P%d p.so 1 0\n", i);
-                strcat(text, line);
-        }
+        append_n(text, sizeof(text), "P", " p.so 1 0\n", RTF_CONFIG_MAX_PLUGINS);
         EXPECT_OK(text, 1);
         strcat(text, "one_more p.so 1 0\n");
         EXPECT_ERROR(text, 1, RTF_CONFIG_MAX_PLUGINS + 1, "too many plugins");

@@ -19,23 +19,25 @@
 #define MS 1000000LL
 
 static void test_period_advance(void) {
+        static const struct {
+                int64_t release_ns, now_ns, next_ns;
+                uint64_t overruns;
+        } steps[] = {
+                /* on time, and up to a whole period late: consumed, no overrun */
+                { 1000, 1000, 1100, 0 },
+                { 1000, 1099, 1100, 0 },
+                /* exactly one period late: the next release has come too, one overrun */
+                { 1000, 1100, 1200, 1 },
+                { 1000, 1350, 1400, 3 },
+        };
         int64_t next = 0;
         uint64_t ov = 99;
 
-        /* on time, and up to a whole period late: consumed, no overrun */
-        CHECK_EQ(native_period_advance(1000, 100, 1000, &next, &ov), 0);
-        CHECK_EQ(next, 1100);
-        CHECK_EQ(ov, 0);
-        CHECK_EQ(native_period_advance(1000, 100, 1099, &next, &ov), 0);
-        CHECK_EQ(next, 1100);
-        CHECK_EQ(ov, 0);
-        /* exactly one period late: the next release has come too, one overrun */
-        CHECK_EQ(native_period_advance(1000, 100, 1100, &next, &ov), 0);
-        CHECK_EQ(next, 1200);
-        CHECK_EQ(ov, 1);
-        CHECK_EQ(native_period_advance(1000, 100, 1350, &next, &ov), 0);
-        CHECK_EQ(next, 1400);
-        CHECK_EQ(ov, 3);
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+                CHECK_EQ(native_period_advance(steps[i].release_ns, 100, steps[i].now_ns, &next, &ov), 0);
+                CHECK_EQ(next, steps[i].next_ns);
+                CHECK_EQ(ov, steps[i].overruns);
+        }
         /* woken early is impossible, but harmless */
         CHECK_EQ(native_period_advance(1000, 100, 900, &next, &ov), 0);
         CHECK_EQ(next, 1100);

@@ -10,8 +10,6 @@
 #include "sim.h"
 #include "tap.h"
 
-#define ELEMS(x) (sizeof(x) / sizeof((x)[0]))
-
 static struct sim_task fifo(int32_t cpu, uint32_t prio, uint64_t c, uint64_t t, uint64_t d) {
         return (struct sim_task) { .policy = SIM_FIFO, .cpu = cpu, .priority = prio, .exec_us = c,
                                    .period_us = t, .deadline_us = d ? d : t };
