@@ -2,7 +2,7 @@
 /*
  * Every step the broker takes on the kernel, as one small table, so that the
  * broker (manager*.c) is a library: rtfd passes kernel_linux_ops (real
- * system calls, kernel-linux.c), tests/unit/test-broker.c passes a fake
+ * system calls, kernel-linux.c), tests/unit/broker-fixture.c passes a fake
  * kernel that records and can fail every step.  What each member returns is
  * what the thread.c function of the same name documents.
  *

@@ -6,7 +6,7 @@
  *
  * A library: its state is one struct manager, passed to every operation; it
  * reaches the kernel only through a struct kernel_ops (kernel.h), so that
- * tests/unit/test-broker.c runs all of it as an ordinary user.
+ * tests/unit/test-broker-*.c runs all of it as an ordinary user.
  */
 #pragma once
 
