@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 """size-report.py ELF IMAGE OUT: print rtf-bare's sizes (image file, sections) and write them to OUT.
 
+ELF is the i386 (32-bit) or x86-64 (64-bit) image; the name printed is OUT's without ".size".
+
 OUT is key=value lines in bytes, read by tests/bare (the size limits) and docs/BARE.md."""
 import os
 import struct
@@ -11,11 +13,17 @@ import sys
 def sections(path):
     with open(path, "rb") as f:
         data = f.read()
-    if data[:4] != b"\x7fELF" or data[4] != 1:
-        sys.exit(f"{path}: not a 32-bit ELF file")
-    shoff, = struct.unpack_from("<I", data, 0x20)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
-    heads = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2):
+        sys.exit(f"{path}: not an ELF file")
+    if data[4] == 1:  # ELFCLASS32
+        shoff, = struct.unpack_from("<I", data, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
+        head = "<IIIIIIIIII"
+    else:  # ELFCLASS64: the same fields, addresses, offsets and sizes 8 bytes wide
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        head = "<IIQQQQIIQQ"
+    heads = [struct.unpack_from(head, data, shoff + i * shentsize) for i in range(shnum)]
     strtab = heads[shstrndx]
     names = {}
     for h in heads:
@@ -39,7 +47,8 @@ def main():
     text = "".join(f"{k}={v}\n" for k, v in sizes.items())
     with open(sys.argv[3], "w") as f:
         f.write(text)
-    print("rtf-bare: " + " ".join(f"{k}={v}" for k, v in sizes.items()))
+    name = os.path.basename(sys.argv[3]).removesuffix(".size")
+    print(f"{name}: " + " ".join(f"{k}={v}" for k, v in sizes.items()))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Boot rtf-bare in QEMU and check what it says: run-bare.py BUILD_DIR CASE
+"""Boot rtf-bare in QEMU and check what it says: run-bare.py BUILD_DIR CASE [IMAGE]
 
-CASE is one of: self, latency, overflow, fpu-misuse, pit, usage, size, grub,
+IMAGE is rtf-bare (i386, the default, in qemu-system-i386) or rtf-bare64
+(x86-64, in qemu-system-x86_64).  CASE is one of: self, latency, overflow, fpu-misuse, pit, usage, size, grub,
 syslinux (the last two boot it from a CD image made with the real loader).  QEMU
 runs headless with a fixed instruction count (-icount shift=3,sleep=off: every
 guest instruction takes 8 ns of guest time, an idle guest skips ahead), so a
 run is the same to the byte every time.  shift=auto is not: it adapts the
 guest's speed to the host's, and on a loaded machine the same one-shot run
 gave an average latency of 4 us once and 84 us the next.  No case asserts an
-absolute time.  Exits 0 on success, 1 on failure, 77 (skipped) without qemu-system-i386."""
+absolute time.  Exits 0 on success, 1 on failure, 77 (skipped) without the image or its QEMU."""
 import json
 import os
 import re
@@ -20,7 +21,8 @@ import tempfile
 
 QEMU_ARGS = ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot", "-nic", "none",
              "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-icount", "shift=3,sleep=off"]
-# The limits the image is held to (the paper's: ~122 KiB image, ~370 KiB in memory).
+QEMU = {"rtf-bare": "qemu-system-i386", "rtf-bare64": "qemu-system-x86_64"}
+# The limits both images are held to (the paper's: ~122 KiB image, ~370 KiB in memory).
 IMAGE_MAX_BYTES = 48 * 1024
 MEMORY_MAX_BYTES = 128 * 1024
 
@@ -36,9 +38,10 @@ def skip(why):
 
 
 def boot(image, append, memory_mib=None, timeout=60, cdrom=None):
-    qemu = shutil.which("qemu-system-i386")
+    name = QEMU[os.path.basename(image)]
+    qemu = shutil.which(name)
     if not qemu:
-        skip("qemu-system-i386 is not installed (scripts/install-deps.sh installs qemu-system-x86)")
+        skip(f"{name} is not installed (scripts/install-deps.sh installs qemu-system-x86)")
     cmd = [qemu] + (["-cdrom", cdrom] if cdrom else ["-kernel", image, "-append", append]) + QEMU_ARGS
     if memory_mib:
         cmd += ["-m", str(memory_mib)]
@@ -184,7 +187,7 @@ def case_syslinux(image):
 
 
 def case_size(build, image):
-    with open(os.path.join(build, "src", "bare", "rtf-bare.size")) as f:
+    with open(image + ".size") as f:
         sizes = {k: int(v) for k, v in (line.strip().split("=") for line in f if "=" in line)}
     print(sizes)
     if sizes["image_bytes"] != os.path.getsize(image):
@@ -206,12 +209,13 @@ def case_size(build, image):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: run-bare.py BUILD_DIR CASE")
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] and sys.argv[3] not in QEMU:
+        sys.exit("usage: run-bare.py BUILD_DIR CASE [rtf-bare|rtf-bare64]")
     build, case = sys.argv[1], sys.argv[2]
-    image = os.path.join(build, "src", "bare", "rtf-bare")
+    name = sys.argv[3] if len(sys.argv) == 4 else "rtf-bare"
+    image = os.path.join(build, "src", "bare", name)
     if not os.path.exists(image):
-        print("SKIP: rtf-bare was not built (the compiler cannot build i386 code)")
+        print(f"SKIP: {name} was not built (the compiler cannot build its code: see meson setup's output)")
         sys.exit(77)
     if case == "self":
         case_self(image)

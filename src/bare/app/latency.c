@@ -51,8 +51,9 @@ static void print_run(const struct run *r, const char *timer, const char *load, 
         /* In pieces: rt_printk formats at most 255 characters at a time. */
         rt_printk("latency {\"timer\":\"%s\",\"load\":\"%s\",\"period_ns\":%lld,\"samples\":%llu,"
                   "\"min_ns\":%lld,\"avg_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld,",
-                  timer, load, count2nano(r->period), (unsigned long long) h->count, h->min_ns, hist_mean_ns(h),
-                  hist_percentile_ns(h, 990), h->max_ns);
+                  timer, load, (long long) count2nano(r->period), (unsigned long long) h->count,
+                  (long long) h->min_ns, (long long) hist_mean_ns(h), (long long) hist_percentile_ns(h, 990),
+                  (long long) h->max_ns);
         rt_printk("\"overruns\":%u,\"load_loops\":%u,\"bucket_ns\":%u,\"below\":%llu,\"above\":%llu,"
                   "\"histogram_ns\":[", r->overruns, r->load_loops, h->bucket_ns,
                   (unsigned long long) h->below, (unsigned long long) h->above);
@@ -60,7 +61,8 @@ static void print_run(const struct run *r, const char *timer, const char *load, 
         for (uint32_t i = 0; histogram && i < HIST_BUCKETS; i++) {
                 if (!h->buckets[i])
                         continue;
-                rt_printk("%s[%lld,%u]", first ? "" : ",", h->lo_ns + (int64_t) i * h->bucket_ns, h->buckets[i]);
+                rt_printk("%s[%lld,%u]", first ? "" : ",", (long long) (h->lo_ns + (int64_t) i * h->bucket_ns),
+                          h->buckets[i]);
                 first = false;
         }
         rt_printk("]}\n");

@@ -25,6 +25,7 @@
 #include <rtf/rtai-common.h>
 #include "task/periodic.h"
 #include "lib/pqueue.h"
+#include "arch.h"                       /* ARCH_FPU_BYTES */
 
 #define RT_TASK_NAME_MAX 16
 #define RT_TASK_STACK_MIN 1024          /* an interrupt frame and the scheduler run on it */
@@ -33,7 +34,7 @@ typedef struct rt_task_struct RT_TASK;
 
 /* Owned by the caller, opaque: only the kernel reads or writes the fields. */
 struct rt_task_struct {
-        uint32_t sp;                    /* saved frame (arch/x86/entry.S) */
+        uintptr_t sp;                   /* saved frame (the architecture's entry.S) */
         uint32_t magic;
         char name[RT_TASK_NAME_MAX];
         int priority;
@@ -58,7 +59,7 @@ struct rt_task_struct {
         void (*signal)(void);
         struct rt_task_struct *next_task;
         uint32_t switches_in;
-        uint8_t fpu[108] __attribute__((aligned(16)));
+        uint8_t fpu[ARCH_FPU_BYTES] __attribute__((aligned(16)));
 };
 
 int rt_task_init(RT_TASK *task, void (*rt_thread)(long), long data, int stack_size, int priority,

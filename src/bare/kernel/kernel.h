@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "admission/admission.h"
-#include "arch/x86/timer.h"
-#include "arch/x86/x86.h"
+/* The architecture's arch.h (arch/x86/ or arch/x86_64/: the image's include path picks it). */
+#include "arch.h"
 #include "lib/heap.h"
 #include "rtai_sched.h"
 
@@ -64,12 +64,12 @@ struct kernel {
                 char buf[PRINTK_RING];
                 uint32_t head, count;
         } printk;
-        uint8_t fpu_init[108] __attribute__((aligned(16)));
+        uint8_t fpu_init[ARCH_FPU_BYTES] __attribute__((aligned(16)));
 };
 
 struct kernel *kernel_get(void);
 int kernel_init(struct kernel *k, enum bare_clock clock, void *heap_mem, uint32_t heap_size);
-uint32_t kernel_trap(struct kernel *k, struct trap_frame *f);
+uintptr_t kernel_trap(struct kernel *k, struct trap_frame *f);
 int64_t kernel_now_ns(const struct kernel *k);
 /* Write out what rt_printk queued, with interrupts off (panic, exit). */
 void printk_flush_now(struct kernel *k);

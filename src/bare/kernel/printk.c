@@ -10,7 +10,7 @@
  * of waiting, so tasks with tight deadlines print after measuring, as the
  * latency test does; but nobody else waits with interrupts off.
  */
-#include "arch/x86/x86.h"
+#include "arch.h"
 #include "kernel.h"
 #include "lib/format.h"
 

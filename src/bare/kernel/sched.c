@@ -93,15 +93,20 @@ static void account(struct kernel *k, int64_t now) {
         k->run_since_ns = now;
 }
 
-static void stack_check(struct kernel *k, RT_TASK *t, uint32_t sp) {
+static void stack_check(struct kernel *k, RT_TASK *t, uintptr_t sp) {
         const uint32_t *canary = (const uint32_t *) t->stack;
         uint32_t fill = STACK_FILL * 0x01010101u;
 
         if (!t->stack)
                 return;
-        if (sp < (uint32_t) (uintptr_t) t->stack + STACK_CANARY_BYTES ||
-            sp > (uint32_t) (uintptr_t) t->stack + t->stack_size)
-                panic("stack overflow: sp 0x%x outside its %u-byte stack at %p", sp, t->stack_size, t->stack);
+        /*
+         * Room for one more interrupt frame above the canary: the next one
+         * must not land below the stack (on x86-64 a frame is 176 bytes).
+         */
+        if (sp < (uintptr_t) t->stack + STACK_CANARY_BYTES + sizeof(struct trap_frame) ||
+            sp > (uintptr_t) t->stack + t->stack_size)
+                panic("stack overflow: sp 0x%x outside its %u-byte stack at %p", (uint32_t) sp, t->stack_size,
+                      t->stack);
         for (uint32_t i = 0; i < STACK_CANARY_BYTES / 4; i++)
                 if (canary[i] != fill)
                         panic("stack overflow: canary at %p overwritten (%u-byte stack)", t->stack, t->stack_size);
@@ -176,31 +181,17 @@ static void timer_program(struct kernel *k, RT_TASK *next, int64_t now) {
                 hwtimer_oneshot(&k->timer, event > now ? (uint64_t) (event - now) : 0);
 }
 
-static void fpu_switch(RT_TASK *prev, RT_TASK *next) {
-        uint32_t cr0;
-
-        if (prev->uses_fpu)
-                __asm__ volatile("fnsave %0" : "=m"(prev->fpu));
-        __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
-        if (next->uses_fpu) {
-                __asm__ volatile("clts; frstor %0" : : "m"(next->fpu));
-        } else {
-                /* TS set: the first FPU instruction of this task raises #NM and a panic. */
-                __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 | 8u));
-        }
-}
-
-uint32_t kernel_trap(struct kernel *k, struct trap_frame *f) {
+uintptr_t kernel_trap(struct kernel *k, struct trap_frame *f) {
         int64_t now = kernel_now_ns(k);
         RT_TASK *cur = k->current, *next;
 
         account(k, now);
-        cur->sp = (uint32_t) (uintptr_t) f;
+        cur->sp = (uintptr_t) f;
         if (!(cur->state & TASK_DELETED))
                 stack_check(k, cur, cur->sp);
         /* The RT_TASK may be reused already: what matters is that we are off its stack. */
-        if (k->zombie_stack && (cur->sp < (uint32_t) (uintptr_t) k->zombie_stack ||
-                                cur->sp >= (uint32_t) (uintptr_t) k->zombie_stack + k->zombie_stack_size)) {
+        if (k->zombie_stack && (cur->sp < (uintptr_t) k->zombie_stack ||
+                                cur->sp >= (uintptr_t) k->zombie_stack + k->zombie_stack_size)) {
                 heap_free(&k->heap, k->zombie_stack);
                 k->zombie_stack = NULL;
         }
@@ -222,7 +213,7 @@ uint32_t kernel_trap(struct kernel *k, struct trap_frame *f) {
         }
         next = pick(k, now);
         if (next != cur) {
-                fpu_switch(cur, next);
+                arch_fpu_switch(cur->fpu, cur->uses_fpu, next->fpu, next->uses_fpu);
                 k->current = next;
                 k->switches++;
                 next->switches_in++;
@@ -309,8 +300,7 @@ static bool task_valid(const RT_TASK *t) {
 int rt_task_init(RT_TASK *task, void (*rt_thread)(long), long data, int stack_size, int priority,
                  int uses_fpu, void (*signal)(void)) {
         struct kernel *k = kernel_instance;
-        uint32_t *sp, flags, size;
-        struct trap_frame *f;
+        uint32_t flags, size;
         uint8_t *stack;
 
         if (!task || !rt_thread || priority < 0 || priority > RT_SCHED_LOWEST_PRIORITY ||
@@ -332,13 +322,8 @@ int rt_task_init(RT_TASK *task, void (*rt_thread)(long), long data, int stack_si
         task->signal = signal;
         memset(stack, STACK_FILL, size);
 
-        /* A frame as entry.S leaves it, so that the first switch "returns" into rt_thread(data). */
-        sp = (uint32_t *) (stack + size);
-        *--sp = (uint32_t) data;
-        *--sp = (uint32_t) (uintptr_t) task_exit;
-        f = (struct trap_frame *) sp - 1;
-        *f = (struct trap_frame) { .eip = (uint32_t) (uintptr_t) rt_thread, .cs = KERNEL_CS, .eflags = 0x202 };
-        task->sp = (uint32_t) (uintptr_t) f;
+        /* The first switch "returns" into rt_thread(data); its return goes to task_exit. */
+        task->sp = arch_frame_init(stack + size, rt_thread, data, task_exit);
 
         flags = irq_save();
         task->state = TASK_SUSPENDED;   /* RTAI: created suspended */
@@ -756,8 +741,6 @@ static void idle_loop(long unused) {
 int kernel_init(struct kernel *k, enum bare_clock clock, void *heap_mem, uint32_t heap_size) {
         static uint8_t idle_stack[RT_TASK_STACK_MIN] __attribute__((aligned(16)));
         extern uint8_t boot_stack_bottom[];
-        struct trap_frame *f;
-        uint32_t *sp, cr0;
         int r;
 
         *k = (struct kernel) { .armed_ns = INT64_MAX };
@@ -770,16 +753,13 @@ int kernel_init(struct kernel *k, enum bare_clock clock, void *heap_mem, uint32_
         if (r < 0)
                 return r;
 
-        /* x87 on (no emulation, errors as exceptions): a clean state for every FPU task. */
-        __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
-        cr0 = (cr0 & ~(4u | 8u)) | 2u | 32u;
-        __asm__ volatile("movl %0, %%cr0; fninit; fnsave %1" : : "r"(cr0), "m"(k->fpu_init) : "memory");
+        arch_fpu_init(k->fpu_init);
 
         task_setup(k, &k->root, "root", RT_SCHED_LINUX_PRIORITY, false);
         k->root.stack = boot_stack_bottom;
         k->root.stack_size = 4096;
         /* The boot stack below what is in use gets the fill, for the canary and the high-water mark. */
-        memset(boot_stack_bottom, STACK_FILL, stack_pointer() - (uint32_t) (uintptr_t) boot_stack_bottom - 256);
+        memset(boot_stack_bottom, STACK_FILL, stack_pointer() - (uintptr_t) boot_stack_bottom - 256);
         pq_insert(&k->ready, &k->root.link, PRIORITY_ROOT);
         task_link(k, &k->root);
 
@@ -787,12 +767,7 @@ int kernel_init(struct kernel *k, enum bare_clock clock, void *heap_mem, uint32_
         k->idle.stack = idle_stack;
         k->idle.stack_size = sizeof(idle_stack);
         memset(idle_stack, STACK_FILL, sizeof(idle_stack));
-        sp = (uint32_t *) (idle_stack + sizeof(idle_stack));
-        *--sp = 0;
-        *--sp = 0;
-        f = (struct trap_frame *) sp - 1;
-        *f = (struct trap_frame) { .eip = (uint32_t) (uintptr_t) idle_loop, .cs = KERNEL_CS, .eflags = 0x202 };
-        k->idle.sp = (uint32_t) (uintptr_t) f;
+        k->idle.sp = arch_frame_init(idle_stack + sizeof(idle_stack), idle_loop, 0, NULL);
         pq_insert(&k->ready, &k->idle.link, PRIORITY_IDLE);
         task_link(k, &k->idle);
 

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The few x86 instructions rtf-bare needs, and the frame its interrupt entry saves. */
+/*
+ * The few x86 instructions rtf-bare needs, the same in i386 and x86-64 code.
+ * What differs (the interrupt frame, the stack pointer, the FPU state) is in
+ * the architecture's arch.h (arch/x86/arch.h, arch/x86_64/arch.h), which the
+ * kernel includes as "arch.h" through the image's include path.  Files under
+ * arch/x86/ that both images compile include "kernel/kernel.h", never
+ * "arch.h" directly: the directory of the includer would win.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -43,10 +50,10 @@ static inline void wrmsr(uint32_t msr, uint64_t v) {
 }
 
 static inline uint32_t irq_save(void) {
-        uint32_t flags;
+        unsigned long flags;            /* pushf/pop: 32 or 64 bits, as the mode has them */
 
-        __asm__ volatile("pushfl; popl %0; cli" : "=r"(flags) : : "memory");
-        return flags;
+        __asm__ volatile("pushf; pop %0; cli" : "=r"(flags) : : "memory");
+        return (uint32_t) flags;
 }
 
 static inline void irq_restore(uint32_t flags) {
@@ -63,34 +70,22 @@ static inline void cpu_halt(void) {
         __asm__ volatile("sti; hlt" : : : "memory");
 }
 
-static inline uint32_t stack_pointer(void) {
-        uint32_t sp;
-
-        __asm__ volatile("movl %%esp, %0" : "=r"(sp));
-        return sp;
-}
-
-/* What entry.S pushes: pusha, then the vector and error code, then the CPU's frame. */
-struct trap_frame {
-        uint32_t edi, esi, ebp, esp_unused, ebx, edx, ecx, eax;
-        uint32_t vector, error;
-        uint32_t eip, cs, eflags;
-};
-
 #define VECTOR_PIT 0x20                 /* IRQ 0 after the 8259 remap */
 #define VECTOR_PIC_SPURIOUS_MASTER 0x27
 #define VECTOR_PIC_SPURIOUS_SLAVE 0x2f
 #define VECTOR_LAPIC_TIMER 0x40
 #define VECTOR_YIELD 0x41               /* a task gives up the CPU: int $0x41 */
 #define VECTOR_LAPIC_SPURIOUS 0xff
-#define KERNEL_CS 0x08
 
-/* entry.S */
-extern const uint32_t trap_stubs[256];
+struct trap_frame;
 
-/* trap.c */
+/* entry.S: the address of each vector's stub */
+extern const uintptr_t trap_stubs[256];
+
+/* idt.c */
 void trap_init(void);
-uint32_t trap_dispatch(struct trap_frame *f);
+/* trap.c: returns the frame to resume (the same, or another task's) */
+uintptr_t trap_dispatch(struct trap_frame *f);
 
 static inline void cpu_yield(void) {
         __asm__ volatile("int $0x41" : : : "memory");
