@@ -70,6 +70,9 @@ def case_self(image):
     print(out)
     if "rtf-bare: booted (16-bit entry)" not in out:
         fail("QEMU -kernel: not booted through the 16-bit entry")
+    arch = "x86-64" if image.endswith("64") else "i386"
+    if f"rtf-bare: booted (16-bit entry) on {arch}," not in out:
+        fail(f"self-test: the image does not say it runs as {arch}")
     oks = len(re.findall(r"^ok - ", out, re.M))
     bad = re.findall(r"^not ok - .*$", out, re.M)
     if value != 0 or bad or oks < 25:
@@ -172,7 +175,8 @@ def case_syslinux(image):
     with tempfile.TemporaryDirectory() as d:
         root = os.path.join(d, "iso")
         os.makedirs(root)
-        for src in (image, isolinux, ldlinux):
+        shutil.copy(image, os.path.join(root, "rtf-bare"))     # rtf-bare64 too: the name isolinux.cfg says
+        for src in (isolinux, ldlinux):
             shutil.copy(src, root)
         with open(os.path.join(root, "isolinux.cfg"), "w") as f:
             f.write("DEFAULT rtf\nPROMPT 0\nLABEL rtf\n  LINUX /rtf-bare\n  APPEND test=self\n")

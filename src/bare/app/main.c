@@ -62,7 +62,8 @@ void bare_main(uint32_t boot_params, uint32_t entry) {
                 memcpy(cmdline, src, n);
                 cmdline[n] = '\0';
         }
-        rt_printk("rtf-bare: booted (%s-bit entry), command line \"%s\"\n", entry == 16 ? "16" : "32", cmdline);
+        rt_printk("rtf-bare: booted (%s-bit entry) on " ARCH_NAME ", command line \"%s\"\n", entry == 16 ? "16" : "32",
+                  cmdline);
         if (cmdline_parse(cmdline, sizeof(cmdline), &o, bad, sizeof(bad)) < 0) {
                 rt_printk("rtf-bare: bad option \"%s\"\nrtf-bare: exit status %d\n", bad, BARE_EXIT_USAGE);
                 machine_exit(BARE_EXIT_USAGE);

@@ -11,6 +11,7 @@
 #include "timer.h"
 #include "x86.h"
 
+#define ARCH_NAME "i386"
 #define KERNEL_CS 0x08
 #define ARCH_FPU_BYTES 108
 

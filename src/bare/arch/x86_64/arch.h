@@ -15,6 +15,7 @@
 #include "arch/x86/timer.h"
 #include "arch/x86/x86.h"
 
+#define ARCH_NAME "x86-64"
 #define KERNEL_CS 0x08
 #define KERNEL_DS 0x10
 #define ARCH_FPU_BYTES 512
