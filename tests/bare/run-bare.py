@@ -79,7 +79,7 @@ def case_self(image):
         fail(f"self-test: exit value {value}, {oks} ok, failed: {bad}")
     for what in ("periodic: a 2.5-period job overruns", "budget: the wait calls of exhausted periods are ignored",
                  "delete: a task deletes another", "semaphore: the higher-priority waiter first",
-                 "mailbox: 100 messages", "periodic mode: 10 releases"):
+                 "mailbox: 100 messages", "periodic mode: 10 releases", "fpu: an FPU task preempted mid-computation"):
         if f"ok - {what}" not in out:
             fail(f"self-test: no '{what}'")
 

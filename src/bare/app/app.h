@@ -18,3 +18,11 @@ int check(bool ok, const char *what);
 /* fpu.c (built with the x87 on): FPU work for a task; stores round(result * 1000) in *results[data]. */
 void fpu_task_body(long data);
 extern volatile int64_t fpu_results[4];
+/* A task that holds values in FPU registers until stop, then says whether they survived. */
+struct fpu_hold {
+        volatile bool stop, intact;
+        volatile uint32_t loops;
+};
+void fpu_hold_body(long data);
+/* FPU work over many registers, from a task that preempts fpu_hold_body. */
+int64_t fpu_clobber(long seed);

@@ -265,7 +265,19 @@ static int part_ipc(struct ctx *c) {
 
 /* ---- FPU contexts ---- */
 
+/* Preempts an FPU task five times, using the FPU registers itself each time. */
+static void fpu_preempt_body(long data) {
+        struct fpu_hold *h = (struct fpu_hold *) data;
+
+        for (int i = 0; i < 5; i++) {
+                rt_sleep(nano2count(100 * US));
+                fpu_clobber(i + 7);
+        }
+        h->stop = true;
+}
+
 static int part_fpu(struct ctx *c) {
+        static struct fpu_hold hold;
         int failed = 0;
         int64_t alone;
 
@@ -280,6 +292,15 @@ static int part_fpu(struct ctx *c) {
         rt_sleep(nano2count(1 * MS));
         failed += check(alone == fpu_results[0] && alone != 0 && fpu_results[1] == 2 * alone,
                         "fpu: interleaved FPU tasks keep their own x87 state");
+
+        /* b preempts a in the middle of its loop: a's registers are saved and restored around b. */
+        hold = (struct fpu_hold) { 0 };
+        rt_task_init(&c->a, fpu_hold_body, (long) &hold, 2048, 21, 1, 0);
+        rt_task_init(&c->b, fpu_preempt_body, (long) &hold, 2048, 20, 1, 0);
+        rt_task_resume(&c->b);                  /* sleeps at once */
+        rt_task_resume(&c->a);                  /* spins until b, after five preemptions, stops it */
+        failed += check(hold.stop && hold.loops > 0 && hold.intact,
+                        "fpu: an FPU task preempted mid-computation keeps its registers (state saved by the kernel)");
         return failed;
 }
 
