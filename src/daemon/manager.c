@@ -425,7 +425,7 @@ int manager_create(struct manager *mgr, struct owner *o, const struct rtf_task_p
                                  mgr->opt.limits.max_specs_per_uid);
                 goto refused;
         }
-        if (mgr->n_specs >= mgr->opt.limits.max_specs) {
+        if (mgr->n_specs >= limits_global_for(mgr->opt.limits.max_specs, o->uid)) {
                 q = manager_fail(r, -EUSERS, "limit max_specs (%" PRIu32 ") reached", mgr->opt.limits.max_specs);
                 goto refused;
         }

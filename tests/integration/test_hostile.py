@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A red-team pass (docs/SECURITY.md): attacks of hostile local users that the
+other tests did not try, each run by real users (users.py) against the real
+rtfd, judged by the kernel's state or by what rtfd answers root."""
+import errno
+import re
+import subprocess
+
+import kernel
+import wire
+from rtfit import GLOBAL, start_with_policy, wait_for
+from users import client, connect_as, users  # noqa: F401 - users is a fixture
+
+EUSERS = -errno.EUSERS
+
+# Prints its thread id, disables "all performance counters attached to the
+# calling process" (prctl(2) PR_TASK_PERF_EVENTS_DISABLE, 31), which is what
+# rtfd's runtime enforcement counts with (enforce.c: a perf task clock on the
+# thread), then spins.
+SPIN_WITHOUT_COUNTERS = """
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(31, 0, 0, 0, 0) == 0, ctypes.get_errno()
+os.write(1, b"%d\\n" % threading.get_native_id())
+while True:
+    pass
+"""
+
+
+def test_a_thread_cannot_switch_off_the_counter_that_enforces_its_runtime(rtfd, tmp_path, users):
+    """An FP task of 1 ms every 5 ms whose thread first disables the perf
+    counters of its process and then spins: rtfd's counter is rtfd's (the
+    prctl only reaches counters the caller owns), so the thread is still
+    throttled at its runtime."""
+    alice = users["alice"]
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 0\n", "rtf-alice FP max_priority 50\n")
+    p = d.spawn(alice.setpriv() + ["/usr/bin/python3", "-c", SPIN_WITHOUT_COUNTERS], stdout=subprocess.PIPE)
+    tid = int(p.stdout.readline())
+    a = client(d, alice)
+    assert a.create("hog", plugin="FP", priority=10, period=5000, runtime=1000)["result"] == 0
+    assert a.attach("hog", str(tid))["result"] == 0
+    # Throttled to SCHED_OTHER at some point of its periods, and not once only.
+    wait_for(lambda: kernel.sched_getattr(tid).sched_policy == kernel.SCHED_OTHER, what="a throttle")
+    assert a.detach("hog")["result"] == 0
+    d.wait_log(f"Thread {tid}: runtime 1000 us per 5000 us enforced")
+    line = [l for l in d.log().splitlines() if f"Thread {tid}: runtime" in l][0]
+    throttles = int(re.search(r"throttled (\d+) times", line).group(1))
+    assert throttles > 1, line
+
+
+def test_users_together_cannot_lock_root_out_of_rtfd(rtfd, tmp_path, users):
+    """max_clients and max_specs are shared by everybody: two users, each
+    within its max_clients_per_uid and max_specs_per_uid, fill them.  A third
+    user is refused, root is not (it has room beyond both, as the kernel keeps
+    files for root), so the administrator can still look and act.  Fails on
+    874958b: root's connection was refused with "limit max_clients reached",
+    and with room for it, its specification with "limit max_specs reached"."""
+    alice, bob, carol = users["alice"], users["bob"], users["carol"]
+    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_clients 4\nset max_clients_per_uid 2\n"
+                          "set max_specs 4\nset max_specs_per_uid 2\n",
+                          "rtf-alice - max_priority 99\nrtf-bob - max_priority 99\n")
+    held = [connect_as(u, d.socket)[0] for u in (alice, alice, bob, bob)]
+    for i, s in enumerate(held):
+        assert wire.call(s, wire.create(seq=i + 1, priority=10))["result"] == 0, i
+    late, _ = connect_as(carol, d.socket)
+    r = wire.call(late, wire.create(seq=9, priority=10))
+    assert r["result"] == EUSERS and "max_clients" in r["reason"], r
+    late.close()
+    root = [wire.connect(d.socket) for _ in range(2)]
+    for i, s in enumerate(root):
+        r = wire.call(s, wire.create(seq=i + 1, priority=10))
+        assert r["result"] == 0, r
+    assert d.cores(), "root reads the status"
+    for s in held + root:
+        s.close()
