@@ -73,3 +73,22 @@ def test_users_together_cannot_lock_root_out_of_rtfd(rtfd, tmp_path, users):
     assert d.cores(), "root reads the status"
     for s in held + root:
         s.close()
+
+
+def test_reconnecting_does_not_refill_a_uids_request_budget(rtfd, tmp_path, users):
+    """carol spends her uid's burst of requests, closes her only connection
+    and opens a new one: her uid's budget (and its share of rtfd's time) is
+    what she left it, not a fresh one, so cycling connections buys no rate.
+    Fails on 874958b: the uid's accounting object went with its last
+    connection and the next one came with a full bucket."""
+    carol = users["carol"]
+    d = start_with_policy(rtfd, tmp_path, GLOBAL + "set max_requests_per_sec_per_uid 1\n"
+                          "set request_burst_per_uid 5\n", "rtf-carol - max_priority 99\n")
+    for attempt in range(2):
+        s, _ = connect_as(carol, d.socket)
+        results = [wire.call(s, wire.create(seq=i + 1, priority=10))["result"] for i in range(6)]
+        s.close()
+        # The first connection spends the burst; the next gets at most the
+        # token or so that refilled meanwhile (1 a second).
+        assert results.count(0) <= (5 if attempt == 0 else 1), (attempt, results)
+    assert "max_requests_per_sec_per_uid" in d.log()
