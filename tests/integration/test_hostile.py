@@ -3,12 +3,15 @@
 other tests did not try, each run by real users (users.py) against the real
 rtfd, judged by the kernel's state or by what rtfd answers root."""
 import errno
+import os
 import re
 import subprocess
+import time
 
 import kernel
 import wire
 from rtfit import GLOBAL, start_with_policy, wait_for
+from test_abuse import flood
 from users import client, connect_as, users  # noqa: F401 - users is a fixture
 
 EUSERS = -errno.EUSERS
@@ -92,3 +95,27 @@ def test_reconnecting_does_not_refill_a_uids_request_budget(rtfd, tmp_path, user
         # token or so that refilled meanwhile (1 a second).
         assert results.count(0) <= (5 if attempt == 0 else 1), (attempt, results)
     assert "max_requests_per_sec_per_uid" in d.log()
+
+
+def cpu_seconds(pid):
+    """utime + stime of process `pid` (all its threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_client_that_hangs_up_with_replies_queued_costs_no_cpu(rtfd, tmp_path, users):
+    """carol floods without reading until rtfd stops reading her (its reply
+    queue is full, the connection is paused and polled for nothing but
+    output), then hangs up: rtfd lets the connection go and does not spin on
+    the hang-up that epoll reports for it."""
+    carol = users["carol"]
+    d = start_with_policy(rtfd, tmp_path, GLOBAL, "rtf-carol - max_priority 99\n")
+    s, pid = connect_as(carol, d.socket)
+    flood(s, lambda seq: wire.create(seq=seq, priority=1 + seq % 99))
+    s.close()
+    before = cpu_seconds(d.proc.pid)
+    time.sleep(1)
+    spent = cpu_seconds(d.proc.pid) - before
+    assert spent < 0.3, f"rtfd used {spent:.2f} s of CPU in 1 s after the hang-up"
+    assert not [t for t in d.tasks() if t["uid"] == carol.uid], "carol's specifications were released"
