@@ -5,13 +5,16 @@ rtfd, judged by the kernel's state or by what rtfd answers root."""
 import errno
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 
 import kernel
 import wire
 from rtfit import GLOBAL, start_with_policy, wait_for
 from test_abuse import flood
+from test_escape import suid_sleep
 from users import client, connect_as, users  # noqa: F401 - users is a fixture
 
 EUSERS = -errno.EUSERS
@@ -119,3 +122,30 @@ def test_a_client_that_hangs_up_with_replies_queued_costs_no_cpu(rtfd, tmp_path,
     spent = cpu_seconds(d.proc.pid) - before
     assert spent < 0.3, f"rtfd used {spent:.2f} s of CPU in 1 s after the hang-up"
     assert not [t for t in d.tasks() if t["uid"] == carol.uid], "carol's specifications were released"
+
+
+def effective_uid(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("Uid:")).split()[2])
+
+
+def test_rtfctl_run_gives_a_set_uid_program_no_privileges(rtfd, tmp_path, users, request):
+    """alice runs a set-uid-root program under `rtfctl run`: rtfctl attaches
+    the child before it execs, so the program would start as root at alice's
+    real-time priority until rtfd's owner watchdog (1 s) demoted it.  rtfctl
+    runs it with no_new_privs: it runs as alice, within alice's reservation.
+    Fails on 874958b: the program ran with effective uid 0."""
+    alice = users["alice"]
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 all\n", "rtf-alice FP max_priority 20\n")
+    work = tempfile.mkdtemp(prefix="rtf-hostile-")   # pytest's tmp_path is root's alone
+    request.addfinalizer(lambda: shutil.rmtree(work, ignore_errors=True))
+    suid = suid_sleep(work)
+    p = subprocess.Popen(alice.setpriv() + [d.build.rtfctl, "--socket", d.socket, "run", "-p", "10", "--", suid,
+                                            "30"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    d.children.append(p)
+    wait_for(lambda: len(d.tasks()) == 1, what="the program attached")
+    tid = d.tasks()[0]["tid"]
+    wait_for(lambda: open(f"/proc/{tid}/comm").read().strip() == "suid-sleep", what="the exec")
+    assert effective_uid(tid) == alice.uid, "a set-uid program started by rtfctl run gained its owner's uid"
+    assert kernel.sched_getattr(tid).sched_policy == kernel.SCHED_FIFO, "and runs with alice's reservation"
