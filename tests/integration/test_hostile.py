@@ -3,8 +3,10 @@
 other tests did not try, each run by real users (users.py) against the real
 rtfd, judged by the kernel's state or by what rtfd answers root."""
 import errno
+import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -12,8 +14,9 @@ import time
 
 import kernel
 import wire
-from rtfit import GLOBAL, start_with_policy, wait_for
+from rtfit import GLOBAL, TIMEOUT, start_with_policy, wait_for
 from test_abuse import flood
+from test_enforce import VICTIM_PROGRAM, python_as
 from test_escape import suid_sleep
 from users import client, connect_as, users  # noqa: F401 - users is a fixture
 
@@ -149,3 +152,59 @@ def test_rtfctl_run_gives_a_set_uid_program_no_privileges(rtfd, tmp_path, users,
     wait_for(lambda: open(f"/proc/{tid}/comm").read().strip() == "suid-sleep", what="the exec")
     assert effective_uid(tid) == alice.uid, "a set-uid program started by rtfctl run gained its owner's uid"
     assert kernel.sched_getattr(tid).sched_policy == kernel.SCHED_FIFO, "and runs with alice's reservation"
+
+
+# Prints the ids of N threads that sleep for ever, one a line.
+SLEEPERS = """
+import os, sys, threading
+n = int(sys.argv[1])
+tids, ready = [], threading.Semaphore(0)
+def sleeper():
+    tids.append(threading.get_native_id())
+    ready.release()
+    threading.Event().wait()
+for _ in range(n):
+    threading.Thread(target=sleeper, daemon=True).start()
+for _ in range(n):
+    ready.acquire()
+os.write(1, ("\\n".join(map(str, tids)) + "\\n").encode())
+threading.Event().wait()
+"""
+
+
+def test_tiny_runtimes_do_not_stall_the_enforcement_of_a_hog(rtfd, tmp_path, users):
+    """alice attaches 40 sleeping threads to FP tasks with a runtime of 1 us
+    (4 % of a CPU in all; each cost the enforcer a look every 20 us while it
+    had budget left) and a spinning thread to a task of 1 ms every 5 ms above
+    bob's task of 2 ms every 10 ms: the enforcer, whose own reservation is
+    5 % of a CPU, must still hold the hog to its runtime, so that bob gets
+    his in (nearly) every period.  Fails on 874958b: the enforcer fell so far
+    behind that the hog was throttled in 10 of 355 periods and bob got his
+    runtime in 44 of 100; its looks are now spaced by the number of tasks and a late look
+    charges what the task ran (enforce.c, enforce-budget.c)."""
+    alice, bob = users["alice"], users["bob"]
+    n, periods = 40, 100
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 0\n",
+                          "rtf-alice FP max_priority 50\nrtf-bob FP max_priority 50\n")
+    victim, victim_tid = python_as(d, bob, VICTIM_PROGRAM, 0.01, 0.002, periods, stdin=subprocess.PIPE)
+    b = client(d, bob)
+    assert b.create("v", plugin="FP", priority=3, period=10000, runtime=2000)["result"] == 0
+    assert b.attach("v", str(victim_tid))["result"] == 0
+    p = d.spawn(alice.setpriv() + ["/usr/bin/python3", "-c", SLEEPERS, str(n)], stdout=subprocess.PIPE)
+    sleepers = [int(p.stdout.readline()) for _ in range(n)]
+    a = client(d, alice)
+    for i, tid in enumerate(sleepers):
+        r = a.create(f"s{i}", plugin="FP", priority=5, period=1000, runtime=1)
+        assert r["result"] == 0, r
+        assert a.attach(f"s{i}", str(tid))["result"] == 0
+    h = d.spawn(alice.setpriv() + ["/usr/bin/python3", "-c", SPIN_WITHOUT_COUNTERS], stdout=subprocess.PIPE)
+    hog = int(h.stdout.readline())
+    assert a.create("hog", plugin="FP", priority=4, period=5000, runtime=1000)["result"] == 0
+    assert a.attach("hog", str(hog))["result"] == 0
+    victim.stdin.write("x")
+    victim.stdin.flush()
+    ready, _, _ = select.select([victim.stdout], [], [], periods * 0.01 + TIMEOUT)
+    assert ready, "bob's task did not finish its periods: it received (almost) no CPU time"
+    result = json.loads(victim.stdout.readline())
+    print(result, [l for l in d.log().splitlines() if "enforced over" in l][-1:])
+    assert result["met"] >= 0.9 * periods, result
