@@ -208,3 +208,56 @@ def test_tiny_runtimes_do_not_stall_the_enforcement_of_a_hog(rtfd, tmp_path, use
     result = json.loads(victim.stdout.readline())
     print(result, [l for l in d.log().splitlines() if "enforced over" in l][-1:])
     assert result["met"] >= 0.9 * periods, result
+
+
+# Run by alice as root of a user namespace of her own (unshare -Ur): prints
+# its thread id, waits until it is attached, then tries what root of that
+# namespace (CAP_SYS_NICE there) might: a higher priority, clearing
+# SCHED_RESET_ON_FORK, a real-time child; prints the outcomes.
+IN_USERNS = """
+import json, os, sys, threading
+os.write(1, b"%d\\n" % threading.get_native_id())
+sys.stdin.read(1)
+out = {"uid_in_ns": os.getuid()}
+for name, policy in (("raise", os.SCHED_FIFO), ("clear_reset_on_fork", os.SCHED_FIFO)):
+    try:
+        prio = 99 if name == "raise" else os.sched_getparam(0).sched_priority
+        os.sched_setscheduler(0, policy, os.sched_param(prio))
+        out[name] = "allowed"
+    except PermissionError:
+        out[name] = "EPERM"
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.write(w, str(os.sched_getscheduler(0)).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+out["child_policy"] = int(os.read(r, 16))
+print(json.dumps(out), flush=True)
+sys.stdin.read(1)
+"""
+
+
+def test_root_of_ones_own_user_namespace_gains_nothing(rtfd, tmp_path, users):
+    """alice attaches a thread that is root of a user namespace she created:
+    it is hers (the kernel maps it to her uid), so rtfd serves it, but its
+    namespace's CAP_SYS_NICE does not count for the scheduler: it can
+    neither raise its priority nor clear SCHED_RESET_ON_FORK, and its
+    children start as SCHED_OTHER."""
+    alice = users["alice"]
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 all\n", "rtf-alice FP max_priority 20\n")
+    p = subprocess.Popen(alice.setpriv() + ["unshare", "-Ur", "/usr/bin/python3", "-c", IN_USERNS],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    d.children.append(p)
+    tid = int(p.stdout.readline())
+    a = client(d, alice)
+    assert a.create("ns", plugin="FP", priority=10)["result"] == 0
+    assert a.attach("ns", str(tid))["result"] == 0
+    p.stdin.write("x")
+    p.stdin.flush()
+    out = json.loads(p.stdout.readline())
+    assert out == {"uid_in_ns": 0, "raise": "EPERM", "clear_reset_on_fork": "EPERM",
+                   "child_policy": os.SCHED_OTHER}, out
+    attr = kernel.sched_getattr(tid)
+    assert (attr.sched_policy, attr.sched_priority) == (kernel.SCHED_FIFO, 10)
+    assert attr.sched_flags & kernel.SCHED_FLAG_RESET_ON_FORK
