@@ -48,8 +48,9 @@ def test_a_thread_cannot_switch_off_the_counter_that_enforces_its_runtime(rtfd, 
     a = client(d, alice)
     assert a.create("hog", plugin="FP", priority=10, period=5000, runtime=1000)["result"] == 0
     assert a.attach("hog", str(tid))["result"] == 0
-    # Throttled to SCHED_OTHER at some point of its periods, and not once only.
-    wait_for(lambda: kernel.sched_getattr(tid).sched_policy == kernel.SCHED_OTHER, what="a throttle")
+    # Throttled to SCHED_OTHER, given back its priority, throttled again.
+    for policy in (kernel.SCHED_OTHER, kernel.SCHED_FIFO, kernel.SCHED_OTHER):
+        wait_for(lambda: kernel.sched_getattr(tid).sched_policy == policy, interval=0.001, what=f"policy {policy}")
     assert a.detach("hog")["result"] == 0
     d.wait_log(f"Thread {tid}: runtime 1000 us per 5000 us enforced")
     line = [l for l in d.log().splitlines() if f"Thread {tid}: runtime" in l][0]
@@ -261,3 +262,47 @@ def test_root_of_ones_own_user_namespace_gains_nothing(rtfd, tmp_path, users):
     attr = kernel.sched_getattr(tid)
     assert (attr.sched_policy, attr.sched_priority) == (kernel.SCHED_FIFO, 10)
     assert attr.sched_flags & kernel.SCHED_FLAG_RESET_ON_FORK
+
+
+# Its main thread (the leader) exits on its own (exit(2), not exit_group):
+# a zombie while the process lives on.  A second thread prints the leader's
+# id, waits for a byte, then execs sleep: it takes over the leader's id.
+ZOMBIE_LEADER = """
+import ctypes, os, sys, threading, time
+def other():
+    time.sleep(0.2)
+    os.write(1, b"%d\\n" % os.getpid())
+    os.read(0, 1)
+    os.execv("/usr/bin/sleep", ["sleep", "30"])
+threading.Thread(target=other).start()
+ctypes.CDLL(None).syscall(60, 0)    # SYS_exit (x86_64): this thread only
+"""
+
+
+def test_a_zombie_leader_is_not_attached(rtfd, tmp_path, users):
+    """alice attaches the zombie leader of her process (it exited, its
+    process lives on), then another thread of it execs and runs on under the
+    leader's id.  The leader's pidfd polls as alive and passes to the exec'd
+    program, so an attached zombie made rtfd act on that program (a set-uid
+    one too, until the owner watchdog).  rtfd refuses the zombie: it has
+    exited.  Fails on 874958b: attached, and still listed as attached to the
+    exec'd program."""
+    alice = users["alice"]
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 all\n", "rtf-alice FP max_priority 20\n")
+    p = subprocess.Popen(alice.setpriv() + ["/usr/bin/python3", "-c", ZOMBIE_LEADER], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE)
+    d.children.append(p)
+    leader = int(p.stdout.readline())
+    wait_for(lambda: open(f"/proc/{leader}/stat").read().rsplit(")", 1)[1].split()[0] == "Z",
+             what="the leader a zombie")
+    a = client(d, alice)
+    assert a.create("z", plugin="FP", priority=10)["result"] == 0
+    r = a.attach("z", str(leader))
+    assert r["result"] != 0 and "cannot open thread" in r["reason"], r
+    p.stdin.write(b"x")
+    p.stdin.flush()
+    wait_for(lambda: open(f"/proc/{leader}/comm").read().strip() == "sleep", what="the exec")
+    wait_for(lambda: kernel.sched_getattr(leader).sched_policy == kernel.SCHED_OTHER,
+             what="the exec'd program at SCHED_OTHER")
+    assert d.running()
+    assert [t["tid"] for t in d.tasks()] == [0]
