@@ -11,7 +11,8 @@
  * run: the child waits on a pipe until its main thread is attached, so the
  * program is real-time from its first instruction; a second (close-on-exec)
  * pipe tells whether exec succeeded.  Signals are taken through a signalfd, so
- * that nothing runs in a handler.
+ * that nothing runs in a handler.  A non-root caller's program runs with
+ * no_new_privs: set-uid bits and file capabilities do not apply to it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -254,6 +256,15 @@ static void child_exec(char **argv, int go, int err, const sigset_t *mask) {
         /* EOF: the parent gave up (the attach was refused); the program must not run. */
         if (read(go, &c, 1) != 1)
                 _exit(LAUNCH_EXIT_FAILED);
+        /* Attached before exec: a set-uid or file-capability program would
+         * start as another user with this user's reservation, until rtfd's
+         * owner watchdog notices (docs/SECURITY.md).  Without new privileges
+         * it runs as this user, which is what the reservation is for. */
+        if (getuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) < 0) {
+                e = errno;
+                (void) !write(err, &e, sizeof(e));
+                _exit(LAUNCH_EXIT_CANNOT_EXEC);
+        }
         execvp(argv[0], argv);
         e = errno;
         (void) !write(err, &e, sizeof(e));

@@ -45,18 +45,38 @@ enum enforce_action enforce_budget_step(struct enforce_budget *b, int64_t now_ns
         if (cpu_ns < b->cpu_at_start_ns)        /* a clock that went back: start over */
                 b->cpu_at_start_ns = cpu_ns;
         if (now_ns >= end) {
-                /* A look may come late (a loaded machine): skip whole periods,
-                 * the CPU time in between was the task's due. */
+                /* A look may come late (a loaded machine, or an enforcer kept
+                 * busy on purpose): whole periods are skipped, and what the
+                 * task ran in them beyond their runtimes is a debt, or making
+                 * the enforcer late would buy unbounded CPU time. */
                 int64_t k = (now_ns - b->period_start_ns) / (int64_t)b->period_ns;
 
                 if (!b->throttled) {
+                        uint64_t due = b->budget_ns + (uint64_t)(k - 1) * b->runtime_ns;
+
                         used = cpu_ns - b->cpu_at_start_ns;
-                        if (k == 1 && used > b->budget_ns)
-                                b->debt_ns += used - b->budget_ns;
+                        if (used > due)
+                                b->debt_ns += used - due;
+                } else {
+                        /* Throttled through k - 1 whole periods: their runtimes pay. */
+                        uint64_t paid = (uint64_t)(k - 1) * b->runtime_ns;
+
+                        b->debt_ns -= paid < b->debt_ns ? paid : b->debt_ns;
                 }
                 start_period(b, b->period_start_ns + k * (int64_t)b->period_ns, cpu_ns);
                 b->periods += (uint64_t)k;
                 end = b->period_start_ns + (int64_t)b->period_ns;
+                /* Still owing a whole runtime: it sits this period out too,
+                 * so that its CPU time stays its runtime per period however
+                 * late the looks come. */
+                if (b->debt_ns >= b->runtime_ns) {
+                        *ret_next_ns = end;
+                        if (b->throttled)
+                                return ENFORCE_NONE;
+                        b->throttled = true;
+                        b->throttles++;
+                        return ENFORCE_THROTTLE;
+                }
                 if (b->throttled) {
                         b->throttled = false;
                         action = ENFORCE_RESTORE;

@@ -34,6 +34,17 @@
 #define ENFORCER_RUNTIME_NS 100000ULL
 #define ENFORCER_DEADLINE_NS 2000000ULL
 #define ENFORCER_PERIOD_NS 2000000ULL
+/*
+ * The enforcer's looks are bounded whatever clients ask: one task is looked
+ * at as often as its budget needs (ENFORCE_MIN_STEP_NS at most), N tasks each
+ * at most once per (N - 1) x this, about 20,000 looks a second in all.
+ * Without it, tasks with tiny runtimes (a look every 20 us each while they
+ * have budget left) kept the enforcer, whose own reservation is small, so
+ * late that a spinning task went unthrottled (test_hostile.py).  A late look
+ * costs precision, not the bound: what a task ran beyond its runtimes is a
+ * debt (enforce-budget.c).
+ */
+#define ENFORCER_SPACING_NS 50000LL
 
 struct enforced {
         uint64_t key;
@@ -53,6 +64,7 @@ struct enforcer {
         int timer_fd;
         int wake_fd;
         struct enforced *tasks;
+        uint32_t n_tasks;
 };
 
 static int64_t now_ns(void) {
@@ -102,7 +114,8 @@ static void act(struct enforced *t, enum enforce_action a) {
                                   (int)t->thread.tid);
 }
 
-static void look(struct enforced *t, int64_t now) {
+static void look(struct enforcer *e, struct enforced *t, int64_t now) {
+        int64_t spacing = e->n_tasks > 1 ? (int64_t)(e->n_tasks - 1) * ENFORCER_SPACING_NS : 0;
         uint64_t cpu = 0;
 
         if (read_task_clock(t->clock_fd, &cpu) < 0) {
@@ -110,6 +123,8 @@ static void look(struct enforced *t, int64_t now) {
                 return;
         }
         act(t, enforce_budget_step(&t->budget, now, cpu, &t->next_ns));
+        if (t->next_ns < now + spacing)
+                t->next_ns = now + spacing;
 }
 
 static void arm(struct enforcer *e) {
@@ -177,7 +192,7 @@ static void *worker(void *data) {
                 now = now_ns();
                 for (struct enforced *t = e->tasks; t; t = t->next)
                         if (t->next_ns <= now)
-                                look(t, now);
+                                look(e, t, now);
                 arm(e);
                 pthread_mutex_unlock(&e->lock);
         }
@@ -257,8 +272,10 @@ void enforce_remove(struct enforcer *e, uint64_t key) {
         pthread_mutex_lock(&e->lock);
         p = find(e, key);
         t = *p;
-        if (t)
+        if (t) {
                 *p = t->next;
+                e->n_tasks--;
+        }
         pthread_mutex_unlock(&e->lock);
         if (!t)
                 return;
@@ -403,6 +420,7 @@ int enforce_update(struct enforcer **ep, uint64_t key, const struct thread *th, 
         if (!*p && fresh) {
                 fresh->next = (*ep)->tasks;
                 (*ep)->tasks = fresh;
+                (*ep)->n_tasks++;
                 fresh->applied = *applied;
                 fresh->next_ns = 0;     /* a first look at once */
                 fresh = NULL;

@@ -425,7 +425,7 @@ int manager_create(struct manager *mgr, struct owner *o, const struct rtf_task_p
                                  mgr->opt.limits.max_specs_per_uid);
                 goto refused;
         }
-        if (mgr->n_specs >= mgr->opt.limits.max_specs) {
+        if (mgr->n_specs >= limits_global_for(mgr->opt.limits.max_specs, o->uid)) {
                 q = manager_fail(r, -EUSERS, "limit max_specs (%" PRIu32 ") reached", mgr->opt.limits.max_specs);
                 goto refused;
         }
@@ -625,6 +625,16 @@ void manager_owner_gone(struct manager *mgr, struct owner *o) {
         manager_commit_end(mgr);
         if (o->user) {
                 o->user->connections -= o->counted;
-                o->user = user_unref(&mgr->users, o->user);
+                const struct limits *l = &mgr->opt.limits;
+
+                /* A uid that used up its requests or its share of rtfd's time
+                 * does not get them back by closing its last connection. */
+                o->user = user_unref(&mgr->users, o->user,
+                                     o->uid == 0 ? 0 : user_owes_until_ns(o->user, now_monotonic_ns(),
+                                                                          l->max_requests_per_sec_per_uid,
+                                                                          l->request_burst_per_uid,
+                                                                          l->max_busy_permille_per_uid,
+                                                                          (uint64_t)l->busy_burst_ms_per_uid *
+                                                                                  NSEC_PER_MSEC));
         }
 }

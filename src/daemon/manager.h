@@ -52,6 +52,19 @@ struct limits {
         uint32_t busy_burst_ms_per_uid;
 };
 
+/*
+ * Root may hold this many connections and specifications beyond max_clients
+ * and max_specs: users, each within its per-uid limits, can fill the global
+ * ones together, and must not lock the administrator out (as the kernel keeps
+ * the last files for root).
+ */
+#define LIMITS_ROOT_EXTRA 16
+
+/* The global limit `max` (max_clients, max_specs) as it applies to `uid`. */
+static inline uint64_t limits_global_for(uint32_t max, uid_t uid) {
+        return (uint64_t)max + (uid == 0 ? LIMITS_ROOT_EXTRA : 0);
+}
+
 #define LIMITS_DEFAULT ((struct limits){ \
         .max_clients = 1024, .max_clients_per_uid = 64, .max_specs = 65536, \
         .max_specs_per_client = 8192, .max_specs_per_uid = 256, \

@@ -553,7 +553,7 @@ static void accept_event(struct source *s, uint32_t events) {
                         continue;
                 }
                 refusal = NULL;
-                if (srv->n_clients >= manager_limits(srv->mgr)->max_clients)
+                if (srv->n_clients >= limits_global_for(manager_limits(srv->mgr)->max_clients, cred.uid))
                         refusal = "limit max_clients reached";
                 else if (cred.uid != 0 &&
                          manager_connections_of(srv->mgr, cred.uid) >= manager_limits(srv->mgr)->max_clients_per_uid)

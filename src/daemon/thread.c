@@ -131,6 +131,28 @@ static int open_process(struct thread *t) {
         return thread_alive(t) ? 0 : -ESRCH;
 }
 
+/*
+ * A thread group leader that exited while its other threads run is a zombie
+ * whose pidfd still polls as alive (the kernel delays its exit for the
+ * group), and whose id, with that pidfd, passes to the thread that next
+ * calls execve(): attached, it would make rtfd act on that program.  It has
+ * exited: never attached.
+ */
+static int thread_exited_leader(const struct thread *t) {
+        char name[64], buf[1024];
+        const char *close_paren;
+        int n;
+
+        snprintf(name, sizeof(name), "task/%d/stat", (int)t->tid);
+        n = read_proc(t->tgid, name, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        close_paren = memrchr(buf, ')', (size_t)n);
+        if (!close_paren || close_paren + 2 >= buf + n)
+                return -EIO;
+        return close_paren[2] == 'Z' || close_paren[2] == 'X';
+}
+
 int thread_open(pid_t tid, struct thread *ret) {
         struct thread t = THREAD_NULL;
         struct rtf_sched_attr attr = { .size = sizeof(attr) };
@@ -175,6 +197,11 @@ int thread_open(pid_t tid, struct thread *ret) {
         r = open_process(&t);
         if (r < 0)
                 goto fail;
+        r = thread_exited_leader(&t);
+        if (r != 0) {
+                r = r > 0 ? -ESRCH : r;
+                goto fail;
+        }
         *ret = t;
         return 0;
 fail:

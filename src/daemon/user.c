@@ -48,10 +48,28 @@ struct user *user_registry_find(const struct user_registry *r, uid_t uid) {
         return NULL;
 }
 
+static void user_free(struct user_registry *r, struct user *u) {
+        LIST_REMOVE(bucket, r->buckets[bucket_of(r->n_buckets, u->uid)], u);
+        r->n_users--;
+        free(u);
+}
+
+/* Free the users without references whose debts are paid by `now_ns`. */
+static void registry_sweep(struct user_registry *r, int64_t now_ns) {
+        for (size_t i = 0; i < r->n_buckets; i++) {
+                struct user *u, *next;
+
+                LIST_FOREACH_SAFE(bucket, u, next, r->buckets[i])
+                        if (u->n_ref == 0 && u->keep_until_ns <= now_ns)
+                                user_free(r, u);
+        }
+}
+
 int user_registry_ref(struct user_registry *r, uid_t uid, int64_t now_ns, uint32_t burst, struct user **ret) {
         struct user *u = user_registry_find(r, uid);
 
         if (!u) {
+                registry_sweep(r, now_ns);
                 if (r->n_users + 1 > r->n_buckets * 2 && registry_grow(r) < 0)
                         return -ENOMEM;
                 u = calloc(1, sizeof(*u));
@@ -68,13 +86,37 @@ int user_registry_ref(struct user_registry *r, uid_t uid, int64_t now_ns, uint32
         return 0;
 }
 
-struct user *user_unref(struct user_registry *r, struct user *u) {
+struct user *user_unref(struct user_registry *r, struct user *u, int64_t keep_until_ns) {
         if (!u || --u->n_ref > 0)
                 return NULL;
-        LIST_REMOVE(bucket, r->buckets[bucket_of(r->n_buckets, u->uid)], u);
-        r->n_users--;
-        free(u);
+        u->keep_until_ns = keep_until_ns;
+        if (keep_until_ns <= 0)
+                user_free(r, u);
         return NULL;
+}
+
+int64_t user_owes_until_ns(const struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst, uint32_t permille,
+                           uint64_t burst_ns) {
+        int64_t until = 0;
+        double tokens = u->tokens, credit = u->busy_credit_ns;
+
+        /* Both buckets as they are at now_ns (what the next look would refill). */
+        if (now_ns > u->tokens_at_ns)
+                tokens += (double)(now_ns - u->tokens_at_ns) * 1e-9 * per_sec;
+        if (tokens < burst)
+                until = per_sec ? now_ns + (int64_t)(((double)burst - tokens) * 1e9 / per_sec) + 1 : INT64_MAX;
+        if (u->busy_at_ns) {
+                if (now_ns > u->busy_at_ns)
+                        credit += (double)(now_ns - u->busy_at_ns) * permille / 1000.0;
+                if (credit < (double)burst_ns) {
+                        int64_t t = permille ? now_ns + (int64_t)(((double)burst_ns - credit) * 1000.0 / permille) + 1
+                                             : INT64_MAX;
+
+                        if (t > until)
+                                until = t;
+                }
+        }
+        return until;
 }
 
 bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst) {

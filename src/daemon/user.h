@@ -5,7 +5,9 @@
  * checked against it, and the utilisation a user's live specifications add
  * up to is kept in it.  A struct user lives while anything refers to it
  * (each connection of the uid holds a reference) and is freed with the last
- * one, so the registry never grows beyond the users connected now.
+ * one, or, if the uid still owes requests or rtfd's time then, once that is
+ * paid (so reconnecting refills nothing); the registry never grows beyond the
+ * users connected now and those of the last few seconds.
  *
  * Pure: no OS calls (the caller passes the time), unit-tested in
  * tests/unit/test-user.c.
@@ -29,6 +31,7 @@ struct user {
         int64_t tokens_at_ns;
         double busy_credit_ns;          /* rtfd time it may still take (a bucket of nanoseconds) */
         int64_t busy_at_ns;             /* 0 = never charged: the bucket is full */
+        int64_t keep_until_ns;          /* no reference left: kept until its buckets are full */
         LIST_FIELDS(struct user, bucket);
 };
 
@@ -44,10 +47,22 @@ void user_registry_deinit(struct user_registry *r);
 /* The user of `uid` if anything refers to it, else NULL. */
 struct user *user_registry_find(const struct user_registry *r, uid_t uid);
 /* A new reference to the user of `uid`, created on first use (its token
- * bucket full at `now_ns`, `burst` tokens). */
+ * bucket full at `now_ns`, `burst` tokens); users kept by user_unref() whose
+ * time has passed are freed first. */
 int user_registry_ref(struct user_registry *r, uid_t uid, int64_t now_ns, uint32_t burst, struct user **ret);
-/* Drop a reference; takes NULL, returns NULL. */
-struct user *user_unref(struct user_registry *r, struct user *u);
+/*
+ * Drop a reference; takes NULL, returns NULL.  A user whose last reference
+ * goes while it still owes (user_owes_until_ns() > 0, passed as
+ * `keep_until_ns`) stays in the registry until then: otherwise closing the
+ * last connection and opening another would give it full buckets again.
+ * Such users are freed by user_registry_ref() once that time has passed.
+ */
+struct user *user_unref(struct user_registry *r, struct user *u, int64_t keep_until_ns);
+/* When both of its buckets (requests at `per_sec` up to `burst`, rtfd's time
+ * at `permille` up to `burst_ns`) are full again, seen at `now_ns`; 0 if they
+ * are now. */
+int64_t user_owes_until_ns(const struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst, uint32_t permille,
+                           uint64_t burst_ns);
 
 /* One request of `u` at `now_ns` against `per_sec` with `burst`: true if it may go. */
 bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst);

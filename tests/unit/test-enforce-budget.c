@@ -61,14 +61,32 @@ static void test_late(void) {
         int64_t next;
 
         CHECK_EQ(enforce_budget_init(&b, 1 * MS, 5 * MS, 0, 0), 0);
-        /* Not looked at for a whole period while it ran 4 ms: 3 ms of debt. */
-        CHECK_EQ(enforce_budget_step(&b, 5 * MS, 4 * MS, &next), ENFORCE_NONE);
+        /* Not looked at for a whole period while it ran 4 ms: 3 ms of debt,
+         * more than a runtime: it sits the next period out at once. */
+        CHECK_EQ(enforce_budget_step(&b, 5 * MS, 4 * MS, &next), ENFORCE_THROTTLE);
         CHECK_EQ(b.budget_ns, 1);       /* never a budget of 0: one more period pays */
-        CHECK_EQ(enforce_budget_step(&b, 5 * MS + 20 * US, 4 * MS + 20 * US, &next), ENFORCE_THROTTLE);
+        CHECK_EQ(next, 10 * MS);
+        CHECK_EQ(enforce_budget_step(&b, 5 * MS + 20 * US, 4 * MS + 20 * US, &next), ENFORCE_NONE);
         /* Restored 17 periods later: periods counted, no debt for skipped ones. */
         CHECK_EQ(enforce_budget_step(&b, 90 * MS, 5 * MS, &next), ENFORCE_RESTORE);
         CHECK_EQ(b.periods, 18);
         CHECK_EQ(b.period_start_ns, 90 * MS);
+        /* Running, not looked at for 3 periods, 10 ms used: 3 runtimes were
+         * due, 7 ms are a debt (a late enforcer buys nothing). */
+        CHECK_EQ(enforce_budget_init(&b, 1 * MS, 5 * MS, 0, 0), 0);
+        CHECK_EQ(enforce_budget_step(&b, 15 * MS, 10 * MS, &next), ENFORCE_THROTTLE);
+        CHECK_EQ(b.periods, 3);
+        CHECK_EQ(b.budget_ns, 1);
+        CHECK_EQ(b.debt_ns, 7 * MS - (1 * MS - 1));
+        /* Looked at again 4 periods later: 3 whole periods out paid 3 ms,
+         * the new one 1 ms - 1 more: 2 ms + 2 ns still owed, still out. */
+        CHECK_EQ(enforce_budget_step(&b, 35 * MS, 10 * MS, &next), ENFORCE_NONE);
+        CHECK(b.throttled);
+        CHECK_EQ(b.debt_ns, 2 * MS + 2);
+        /* 4 periods later: paid; restored with its runtime. */
+        CHECK_EQ(enforce_budget_step(&b, 55 * MS, 10 * MS, &next), ENFORCE_RESTORE);
+        CHECK_EQ(b.debt_ns, 0);
+        CHECK_EQ(b.budget_ns, 1 * MS);
 }
 
 static void test_change_and_invalid(void) {

@@ -26,14 +26,14 @@ static void test_refs(void) {
         CHECK_EQ(user_registry_ref(&r, 1000, 0, 10, &again), 0);
         CHECK(again == u[0]);
         CHECK_EQ(r.n_users, 200);
-        CHECK(user_unref(&r, u[0]) == NULL);
+        CHECK(user_unref(&r, u[0], 0) == NULL);
         CHECK(user_registry_find(&r, 1000) == again);
-        CHECK(user_unref(&r, again) == NULL);
+        CHECK(user_unref(&r, again, 0) == NULL);
         CHECK(user_registry_find(&r, 1000) == NULL);
         CHECK_EQ(r.n_users, 199);
-        CHECK(user_unref(&r, NULL) == NULL);
+        CHECK(user_unref(&r, NULL, 0) == NULL);
         for (unsigned i = 1; i < 100; i++)
-                user_unref(&r, u[i]);
+                user_unref(&r, u[i], 0);
         CHECK_EQ(r.n_users, 100);
         CHECK(user_registry_find(&r, 1150) == u[150]);
         user_registry_deinit(&r);       /* frees the rest */
@@ -63,7 +63,7 @@ static void test_rate(void) {
         CHECK_EQ(n, 1);
         /* A clock that goes backwards buys nothing. */
         CHECK(!user_rate_allows(u, 0, 100, 3));
-        user_unref(&r, u);
+        user_unref(&r, u, 0);
         user_registry_deinit(&r);
 }
 
@@ -109,7 +109,44 @@ static void test_busy(void) {
                         n++;
                 }
         CHECK_EQ(n, 50);
-        user_unref(&r, u);
+        user_unref(&r, u, 0);
+        user_registry_deinit(&r);
+}
+
+/* A uid that spent its buckets keeps its debt across its last connection
+ * (test_hostile.py: reconnecting refilled them). */
+static void test_debt_outlives_the_last_reference(void) {
+        struct user_registry r = USER_REGISTRY_NULL;
+        const int64_t sec = 1000000000, t0 = 10 * sec;
+        struct user *u, *again, *other;
+        int64_t until;
+
+        CHECK_EQ(user_registry_ref(&r, 9, t0, 3, &u), 0);
+        CHECK_EQ(user_owes_until_ns(u, t0, 100, 3, 250, 50000000), 0);
+        for (int i = 0; i < 3; i++)
+                CHECK(user_rate_allows(u, t0, 100, 3));
+        /* 3 tokens at 100 per second: full 30 ms later. */
+        until = user_owes_until_ns(u, t0, 100, 3, 250, 50000000);
+        CHECK(until > t0 + 29 * sec / 1000 && until <= t0 + 30 * sec / 1000 + 1);
+        user_unref(&r, u, until);
+        CHECK(user_registry_find(&r, 9) == u);
+        CHECK_EQ(user_registry_ref(&r, 9, t0, 3, &again), 0);
+        CHECK(again == u);
+        CHECK(!user_rate_allows(again, t0, 100, 3));
+        /* rtfd's time owed too: 100 ms charged over a 50 ms burst at 250 per mille. */
+        CHECK(user_busy_allows(again, t0, 250, 50000000));
+        user_busy_charge(again, 100000000);
+        until = user_owes_until_ns(again, t0, 100, 3, 250, 50000000);
+        CHECK(until > t0 + 399 * sec / 1000 && until <= t0 + 400 * sec / 1000 + 1);
+        user_unref(&r, again, until);
+        /* Another uid's first connection before that time keeps it, after frees it. */
+        CHECK_EQ(user_registry_ref(&r, 10, t0 + sec / 10, 3, &other), 0);
+        CHECK(user_registry_find(&r, 9) != NULL);
+        user_unref(&r, other, 0);
+        CHECK_EQ(user_registry_ref(&r, 10, t0 + sec, 3, &other), 0);
+        CHECK(user_registry_find(&r, 9) == NULL);
+        CHECK_EQ(r.n_users, 1);
+        user_unref(&r, other, 0);
         user_registry_deinit(&r);
 }
 
@@ -117,5 +154,6 @@ int main(void) {
         test_refs();
         test_rate();
         test_busy();
+        test_debt_outlives_the_last_reference();
         return test_done();
 }
