@@ -84,8 +84,13 @@ struct spec_thread {
  */
 struct lingering_thread {
         struct thread thread;
+        uid_t uid;                      /* whose specification it was attached to */
         LIST_FIELDS(struct lingering_thread, lingering);
 };
+
+/* A uid with this many lingering threads attaches no more until some are
+ * demoted: each holds a pidfd and a journal line. */
+#define LINGERING_MAX_PER_UID 16
 
 struct spec_report {
         struct rtf_wire_stats stats;

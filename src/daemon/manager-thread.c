@@ -163,6 +163,7 @@ void manager_spec_unattach(struct manager *mgr, struct spec *s, bool demote) {
                 if (l) {
                         /* Held on: its pidfd and its journal line stay (a restart demotes it). */
                         l->thread = a->thread;
+                        l->uid = s->owner->uid;
                         LIST_PREPEND(lingering, mgr->lingering, l);
                 } else {
                         if (lingers)
@@ -210,6 +211,30 @@ static bool thread_taken(struct manager *mgr, pid_t tid) {
         return false;
 }
 
+/*
+ * A thread whose demotion failed is not attached again before rtfd has
+ * demoted it (the watchdog would demote it under its new specification), and
+ * a uid with LINGERING_MAX_PER_UID such threads attaches none until some are
+ * demoted or gone: the list stays bounded.
+ */
+static int lingering_allows(struct manager *mgr, const struct owner *o, pid_t tid, struct manager_result *r) {
+        unsigned n = 0;
+
+        for (struct lingering_thread *l = mgr->lingering; l; l = l->lingering_next) {
+                if (!mgr->kops->thread_alive(mgr->kdata, &l->thread))
+                        continue;               /* the next watchdog pass lets it go */
+                if (l->thread.tid == tid)
+                        return manager_fail(r, -EBUSY, "thread %d could not be demoted when it was let go; rtfd "
+                                            "tries again every second and attaches it after that", (int)tid);
+                if (l->uid == o->uid)
+                        n++;
+        }
+        if (n >= LINGERING_MAX_PER_UID)
+                return manager_fail(r, -EAGAIN, "%u threads of uid %u could not be demoted when they were let go; "
+                                    "no more are attached until rtfd has demoted them", n, (unsigned)o->uid);
+        return 0;
+}
+
 int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid, struct manager_result *r) {
         struct rtf_sched_setting set;
         struct spec_thread *a;
@@ -226,6 +251,9 @@ int manager_attach(struct manager *mgr, struct owner *o, uint64_t id, pid_t tid,
                             (int)s->att->thread.tid);
         if (thread_taken(mgr, tid))
                 return manager_fail(r, -EBUSY, "thread %d is already attached to another specification", (int)tid);
+        q = lingering_allows(mgr, o, tid, r);
+        if (q < 0)
+                return q;
         a = calloc(1, sizeof(*a));
         if (!a)
                 return manager_fail(r, -ENOMEM, "out of memory");

@@ -21,7 +21,7 @@
 
 /* ---- the fake kernel ---- */
 
-#define FAKE_THREADS 8
+#define FAKE_THREADS 32
 
 struct fake_thread {
         pid_t tid;

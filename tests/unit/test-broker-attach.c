@@ -189,9 +189,46 @@ static void test_kernel_failures(void) {
         CHECK_EQ(list(fx.mgr).n, 0);
         CHECK_EQ(fx.k.n_open, fx.k.n_close + 1);
         CHECK(t->setting.policy != RTF_POLICY_OTHER);
+        /* ... and is not attached again before that (the watchdog would demote
+         * it under its new specification) */
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &p, "", &res), RTF_OK);
+        id = res.id;
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, id, 200, &res), -EBUSY);
+        CHECK(strstr(res.reason, "thread 200 could not be demoted") != NULL);
+        CHECK_EQ(manager_release(fx.mgr, &fx.root, id, &res), RTF_OK);
         manager_watchdog(fx.mgr);
         CHECK_EQ(t->setting.policy, RTF_POLICY_OTHER);
         CHECK_EQ(fx.k.n_open, fx.k.n_close);
+        fixture_stop(&fx);
+}
+
+/* Threads whose demotion failed are bounded per uid: at LINGERING_MAX_PER_UID
+ * (16) the uid attaches no more until rtfd has demoted them. */
+static void test_lingering_bound(void) {
+        struct rtf_task_params p = prio(10);
+        struct manager_result res;
+        struct fixture fx;
+        uint64_t id;
+
+        if (fixture_start(&fx, CONFIG, NULL) < 0)
+                return;
+        for (pid_t tid = 300; tid < 317; tid++)
+                fake_spawn(&fx.k, tid, 0);
+        for (pid_t tid = 300; tid < 316; tid++) {
+                CHECK_EQ(manager_create(fx.mgr, &fx.root, &p, "", &res), RTF_OK);
+                id = res.id;
+                CHECK_EQ(manager_attach(fx.mgr, &fx.root, id, tid, &res), RTF_OK);
+                fx.k.fail_demote = -EIO;
+                CHECK_EQ(manager_release(fx.mgr, &fx.root, id, &res), RTF_OK);
+        }
+        CHECK_EQ(fx.k.n_open, fx.k.n_close + 16);
+        CHECK_EQ(manager_create(fx.mgr, &fx.root, &p, "", &res), RTF_OK);
+        id = res.id;
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, id, 316, &res), -EAGAIN);
+        CHECK(strstr(res.reason, "16 threads of uid 0 could not be demoted") != NULL);
+        manager_watchdog(fx.mgr);
+        CHECK_EQ(fx.k.n_open, fx.k.n_close);
+        CHECK_EQ(manager_attach(fx.mgr, &fx.root, id, 316, &res), RTF_OK);
         fixture_stop(&fx);
 }
 
@@ -266,7 +303,7 @@ static void test_reload(void) {
 
 int main(void) {
         static void (*const tests[])(void) = {
-                test_choice, test_attach, test_kernel_failures, test_watchdog_owners, test_reload,
+                test_choice, test_attach, test_kernel_failures, test_lingering_bound, test_watchdog_owners, test_reload,
         };
 
         return broker_tests_run(tests, ELEMS(tests));
