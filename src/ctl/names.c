@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "names.h"
+#include "text.h"
 
 const char *ctl_user_name(uid_t uid, char *buf, size_t size) {
         struct passwd pw, *found = NULL;
@@ -39,9 +40,10 @@ const char *ctl_thread_comm(pid_t tid, char *buf, size_t size) {
         return buf;
 }
 
-const char *ctl_one_word(char *name) {
-        for (char *c = name; *c; c++)
-                if ((unsigned char)*c <= ' ' || *c == 0x7f)
+const char *ctl_one_word(const char *name, char *out, size_t size) {
+        text_escape(name, out, size);
+        for (char *c = out; *c; c++)
+                if (*c == ' ')
                         *c = '_';
-        return name;
+        return out;
 }

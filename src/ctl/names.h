@@ -16,5 +16,10 @@ const char *ctl_user_name(uid_t uid, char *buf, size_t size);
 /* /proc/TID/comm (the kernel's name of a thread, 15 characters at most), or "?". */
 const char *ctl_thread_comm(pid_t tid, char *buf, size_t size);
 
-/* For a column of text: blanks and control characters become '_', so a name is one word. */
-const char *ctl_one_word(char *name);
+/*
+ * For a column of text, into out (at most size - 1 characters): anything
+ * outside printable ASCII becomes \xNN as in rtfd's logs (text_escape(): a
+ * name is the user's choice, and a control character, C1 ones included,
+ * would drive the reader's terminal), and blanks '_', so a name is one word.
+ */
+const char *ctl_one_word(const char *name, char *out, size_t size);

@@ -152,7 +152,7 @@ static void print_core(const struct status_row *c, bool header) {
 
 static void print_task(const struct rtf_wire_task *t, bool header) {
         const struct rtf_wire_params *p = &t->params;
-        char cpu[16], tid[16], user[64], comm[64];
+        char cpu[16], tid[16], user[64], comm[64], user_word[4 * 64], comm_word[4 * 64];
 
         if (header)
                 printf("# %-6s %-10s %7s %-10s %10s %10s %10s %10s %4s %10s %4s %7s %s\n", "id", "user", "pid",
@@ -164,8 +164,9 @@ static void print_task(const struct rtf_wire_task *t, bool header) {
         command_of(t, comm, sizeof(comm));
         printf("  %-6" PRIu64 " %-10s %7d %-10s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
                " %4" PRIu32 " %10" PRIu64 " %4s %7s %s\n",
-               t->id, ctl_one_word(user), t->pid, p->plugin, p->period_us, p->runtime_us, p->deadline_us,
-               t->accepted_runtime_us, t->priority, p->des_runtime_us, cpu, tid, ctl_one_word(comm));
+               t->id, ctl_one_word(user, user_word, sizeof(user_word)), t->pid, p->plugin, p->period_us, p->runtime_us, p->deadline_us,
+               t->accepted_runtime_us, t->priority, p->des_runtime_us, cpu, tid,
+               ctl_one_word(comm, comm_word, sizeof(comm_word)));
 }
 
 static void print_stats(const struct rtf_wire_task_stats *ts, bool header) {

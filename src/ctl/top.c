@@ -114,6 +114,7 @@ static void print_frame(struct top *t, const struct rtf_wire_task *tasks, uint32
                 const struct rtf_wire_task *k = &tasks[i];
                 const struct rtf_wire_task_stats *st = stats_for(stats, n_stats, k->id);
                 char user[64], comm[64], cpu[16] = "-", periods[24] = "-", overruns[24] = "-";
+                char user_word[4 * 64], comm_word[4 * 64];
                 uint64_t ticks = 0;
                 double pct = -1;
 
@@ -147,7 +148,8 @@ static void print_frame(struct top *t, const struct rtf_wire_task *tasks, uint32
                         json_object_array_add(array, o);
                 } else {
                         printf("  %-6" PRIu64 " %-10s %7d %7d %-15s %-8s %4" PRIu32 " %10" PRIu64 " %10" PRIu64
-                               " %6s %10s %9s\n", k->id, ctl_one_word(user), k->pid, k->tid, ctl_one_word(comm),
+                               " %6s %10s %9s\n", k->id, ctl_one_word(user, user_word, sizeof(user_word)), k->pid,
+                               k->tid, ctl_one_word(comm, comm_word, sizeof(comm_word)),
                                k->params.plugin, k->priority, k->params.period_us, k->accepted_runtime_us, cpu,
                                periods, overruns);
                 }

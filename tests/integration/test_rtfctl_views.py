@@ -98,3 +98,30 @@ def test_cannot_connect_says_what_to_do(rtfd, tmp_path):
         r = subprocess.run([d.build.rtfctl] + args, capture_output=True, text=True, timeout=TIMEOUT)
         assert r.returncode != 0, r
         assert "rtfd is not running" in r.stderr and missing in r.stderr, r.stderr
+
+
+def test_a_command_name_cannot_drive_the_readers_terminal(rtfd, tmp_path, users):
+    """A thread names itself (prctl PR_SET_NAME) with an escape sequence and a
+    C1 control (U+009B, CSI to terminals that take 8-bit controls): the
+    administrator's `rtfctl tasks` and `top` show it escaped, like rtfd's
+    logs.  On 1dd5cb1 only bytes up to 0x20 and 0x7f were replaced: the
+    C1 control reached the terminal as it was."""
+    alice = users["alice"]
+    d = start_with_policy(rtfd, tmp_path, "FP FP.so 1-99 all\n", "rtf-alice FP max_priority 20\n")
+    env = dict(os.environ, RTF_SOCKET=d.socket)
+    name = b"\xc2\x9b2J\x1b]0;x\x07"
+    code = ("import ctypes, time; ctypes.CDLL(None).prctl(15, ctypes.c_char_p(%r), 0, 0, 0); time.sleep(60)"
+            % name)
+    p = d.spawn(alice.setpriv() + [d.build.rtfctl, "run", "-p", "10", "--", "python3", "-c", code], env=env)
+    wait_for(lambda: len(d.tasks()) == 1, what="the program attached")
+    comm = f"/proc/{d.tasks()[0]['tid']}/comm"          # the program, rtfctl's child
+    wait_for(lambda: open(comm, "rb").read().startswith(b"\xc2\x9b"), what="the program renamed")
+    tasks = subprocess.run([d.build.rtfctl, "--socket", d.socket, "tasks"], capture_output=True, timeout=TIMEOUT)
+    top = subprocess.run([d.build.rtfctl, "--socket", d.socket, "top", "-n", "1"], capture_output=True,
+                         timeout=TIMEOUT)
+    for r in (tasks, top):
+        assert r.returncode == 0, r.stderr
+        assert all(b == 0x0a or 0x20 <= b < 0x7f for b in r.stdout), r.stdout
+        assert b"\\xc2\\x9b2J\\x1b]0;x\\x07" in r.stdout, r.stdout
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=TIMEOUT)
