@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rtfd's own file descriptors (issue 10, point 5).  Every connection costs
- * one, every attached thread up to three (its pidfd, its process's pidfd,
- * the runtime enforcer's counter): systemd's default soft limit (1024) is
+ * two (the socket, the peer's pidfd), every attached thread up to four (its
+ * pidfd, its process's pidfd, and for the runtime enforcer a copy of the
+ * pidfd and the CPU-time counter): systemd's default soft limit (1024) is
  * below what rtfd's own limits allow.  At start rtfd raises its soft limit
  * to the hard one and derives from it how many connections it accepts; when
  * it runs out anyway (EMFILE/ENFILE), the listener is not polled for
@@ -18,8 +19,8 @@
 #include "event.h"
 
 #define FDLIMIT_RESERVED 64             /* rtfd itself: plugins, config, cpusets, journal, timers */
-#define FDLIMIT_PER_CLIENT 1
-#define FDLIMIT_PER_THREAD 3
+#define FDLIMIT_PER_CLIENT 2
+#define FDLIMIT_PER_THREAD 4
 #define FDLIMIT_BACKOFF_MS 250
 #define FDLIMIT_LOG_INTERVAL_NS (60 * 1000000000LL)
 
