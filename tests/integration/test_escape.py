@@ -9,6 +9,7 @@ the thread pidfd rtfd holds reports an exit), not with a set-uid program, not
 across a SIGKILL of rtfd and a restart.  And what rtfd gives back at the end
 is what the thread had before: SCHED_IDLE, SCHED_BATCH and a positive nice
 value are no way out through rtfd."""
+import contextlib
 import os
 import shutil
 import signal
@@ -139,19 +140,29 @@ def test_setuid_exec_from_an_attached_thread_is_demoted(rtfd, tmp_path, users):
         shutil.rmtree(work, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def shared_journal(tmp_path):
+    """rtfd's arguments for alice's policy and a state journal that outlives
+    one rtfd, for its successor: in a root-owned 0755 directory of its own
+    (each Daemon has its own directory, and the journal's must be trusted)."""
+    state_dir = tempfile.mkdtemp(prefix="rtf-state-", dir="/run")
+    os.chmod(state_dir, 0o755)
+    acl = str(tmp_path / "acl.conf")
+    write_root_file(acl, POLICY)
+    try:
+        yield ("--acl", acl, "--state-file", os.path.join(state_dir, "rtfd.state"))
+    finally:
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
 def test_exec_while_rtfd_is_dead_is_demoted_by_the_next_rtfd(rtfd, tmp_path, users):
     """rtfd is SIGKILLed with alice's thread attached; the thread execs while
     no rtfd runs; the next rtfd (same state journal) demotes the program that
     runs as the process's leader.  Fails on main (9e4110f): the journal names
     only the thread id, which is gone, and sleep stays SCHED_FIFO."""
     alice = users["alice"]
-    state_dir = tempfile.mkdtemp(prefix="rtf-state-", dir="/run")
-    os.chmod(state_dir, 0o755)
-    state = os.path.join(state_dir, "rtfd.state")
-    try:
-        acl = str(tmp_path / "acl.conf")
-        write_root_file(acl, POLICY)
-        d = rtfd(CONFIG, args=("--acl", acl, "--state-file", state))
+    with shared_journal(tmp_path) as args:
+        d = rtfd(CONFIG, args=args)
         p, tid = exec_helper(d, alice, ["/usr/bin/sleep", "1000"])
         c = client(d, alice)
         assert c.create("s", **FP)["result"] == 0
@@ -159,11 +170,9 @@ def test_exec_while_rtfd_is_dead_is_demoted_by_the_next_rtfd(rtfd, tmp_path, use
         kill_daemon(d)
         trigger_exec(p, "sleep")
         assert policy(p.pid) == kernel.SCHED_FIFO        # nobody demoted it yet
-        d2 = rtfd(CONFIG, args=("--acl", acl, "--state-file", state))
+        d2 = rtfd(CONFIG, args=args)
         wait_demoted(p.pid)
         assert "left at a real-time policy by a previous rtfd" in d2.log()
-    finally:
-        shutil.rmtree(state_dir, ignore_errors=True)
 
 
 # ---- point 8: demotion gives back what the thread had --------------------------------
@@ -184,13 +193,8 @@ def test_demotion_restores_the_policy_and_nice_value_from_before(rtfd, tmp_path,
     main (9e4110f) in every case but nice-10-detach (main kept only the nice
     value, and only on detach): SCHED_OTHER nice 0, or still real-time."""
     alice = users["alice"]
-    state_dir = tempfile.mkdtemp(prefix="rtf-state-", dir="/run")
-    os.chmod(state_dir, 0o755)
-    state = os.path.join(state_dir, "rtfd.state")
-    try:
-        acl = str(tmp_path / "acl.conf")
-        write_root_file(acl, POLICY)
-        d = rtfd(CONFIG, args=("--acl", acl, "--state-file", state))
+    with shared_journal(tmp_path) as args:
+        d = rtfd(CONFIG, args=args)
         p, tid = exec_helper(d, alice, ["/usr/bin/sleep", "1000"])
         kernel.sched_setattr(tid, original, nice=nice)
         c = client(d, alice)
@@ -205,11 +209,9 @@ def test_demotion_restores_the_policy_and_nice_value_from_before(rtfd, tmp_path,
             who = p.pid
         else:
             kill_daemon(d)
-            rtfd(CONFIG, args=("--acl", acl, "--state-file", state))
+            rtfd(CONFIG, args=args)
             who = tid
         wait_demoted(who, to=original, nice=nice)
-    finally:
-        shutil.rmtree(state_dir, ignore_errors=True)
 
 
 # ---- point 4: the placement holds ------------------------------------------------------
