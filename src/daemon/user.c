@@ -95,35 +95,46 @@ struct user *user_unref(struct user_registry *r, struct user *u, int64_t keep_un
         return NULL;
 }
 
-int64_t user_owes_until_ns(const struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst, uint32_t permille,
-                           uint64_t burst_ns) {
-        int64_t until = 0;
-        double tokens = u->tokens, credit = u->busy_credit_ns;
+/* The request bucket as it is at now_ns: refilled at per_sec, at most burst. */
+static double tokens_at(const struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst) {
+        double tokens = u->tokens;
 
-        /* Both buckets as they are at now_ns (what the next look would refill). */
         if (now_ns > u->tokens_at_ns)
                 tokens += (double)(now_ns - u->tokens_at_ns) * 1e-9 * per_sec;
+        return tokens > burst ? burst : tokens;
+}
+
+/* The share of rtfd's time as it is at now_ns: refilled at permille, at most
+ * burst_ns; full if it was never charged. */
+static double credit_at(const struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns) {
+        double credit = u->busy_credit_ns;
+
+        if (!u->busy_at_ns)
+                return (double)burst_ns;
+        if (now_ns > u->busy_at_ns)
+                credit += (double)(now_ns - u->busy_at_ns) * permille / 1000.0;
+        return credit > (double)burst_ns ? (double)burst_ns : credit;
+}
+
+int64_t user_owes_until_ns(const struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst, uint32_t permille,
+                           uint64_t burst_ns) {
+        double tokens = tokens_at(u, now_ns, per_sec, burst), credit = credit_at(u, now_ns, permille, burst_ns);
+        int64_t until = 0;
+
         if (tokens < burst)
                 until = per_sec ? now_ns + (int64_t)(((double)burst - tokens) * 1e9 / per_sec) + 1 : INT64_MAX;
-        if (u->busy_at_ns) {
-                if (now_ns > u->busy_at_ns)
-                        credit += (double)(now_ns - u->busy_at_ns) * permille / 1000.0;
-                if (credit < (double)burst_ns) {
-                        int64_t t = permille ? now_ns + (int64_t)(((double)burst_ns - credit) * 1000.0 / permille) + 1
-                                             : INT64_MAX;
+        if (credit < (double)burst_ns) {
+                int64_t t = permille ? now_ns + (int64_t)(((double)burst_ns - credit) * 1000.0 / permille) + 1
+                                     : INT64_MAX;
 
-                        if (t > until)
-                                until = t;
-                }
+                if (t > until)
+                        until = t;
         }
         return until;
 }
 
 bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t burst) {
-        if (now_ns > u->tokens_at_ns)
-                u->tokens += (double)(now_ns - u->tokens_at_ns) * 1e-9 * per_sec;
-        if (u->tokens > burst)
-                u->tokens = burst;
+        u->tokens = tokens_at(u, now_ns, per_sec, burst);
         u->tokens_at_ns = now_ns;
         if (u->tokens < 1.0)
                 return false;
@@ -131,18 +142,9 @@ bool user_rate_allows(struct user *u, int64_t now_ns, uint32_t per_sec, uint32_t
         return true;
 }
 
-static void busy_refill(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns) {
-        if (!u->busy_at_ns)
-                u->busy_credit_ns = (double)burst_ns;
-        else if (now_ns > u->busy_at_ns)
-                u->busy_credit_ns += (double)(now_ns - u->busy_at_ns) * permille / 1000.0;
-        if (u->busy_credit_ns > (double)burst_ns)
-                u->busy_credit_ns = (double)burst_ns;
-        u->busy_at_ns = now_ns;
-}
-
 bool user_busy_allows(struct user *u, int64_t now_ns, uint32_t permille, uint64_t burst_ns) {
-        busy_refill(u, now_ns, permille, burst_ns);
+        u->busy_credit_ns = credit_at(u, now_ns, permille, burst_ns);
+        u->busy_at_ns = now_ns;
         return u->busy_credit_ns > 0;
 }
 

@@ -44,7 +44,7 @@ struct user_registry {
 #define USER_REGISTRY_NULL ((struct user_registry){ 0 })
 
 void user_registry_deinit(struct user_registry *r);
-/* The user of `uid` if anything refers to it, else NULL. */
+/* The user of `uid` while anything refers to it or user_unref() keeps it, else NULL. */
 struct user *user_registry_find(const struct user_registry *r, uid_t uid);
 /* A new reference to the user of `uid`, created on first use (its token
  * bucket full at `now_ns`, `burst` tokens); users kept by user_unref() whose
